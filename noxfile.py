@@ -1,0 +1,88 @@
+"""Every session a user or CI needs.
+
+nox -s demo        the main job: `toolerr demo` on the embedded local model
+nox -s tests       every test suite, lint and type checks (what CI runs)
+nox -s core        one package's tests (also: lint, typecheck, bench)
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import nox
+
+ROOT = Path(__file__).parent
+nox.options.sessions = ["tests"]
+nox.options.reuse_existing_virtualenvs = True
+nox.options.default_venv_backend = "venv"
+
+PYTHON = "3.11"
+# The CPU build of PyTorch that this environment's pip takes from local disk. Pinned
+# here (dev and CI only), never in any published package metadata.
+TORCH = "torch==2.13.0"
+TEST_TOOLS = ["pytest>=8,<10", "hypothesis>=6.100,<7", "pytest-socket>=0.7,<1"]
+# Unit tests run with sockets disabled (unix sockets stay: asyncio needs them).
+NO_NETWORK = ["--disable-socket", "--allow-unix-socket"]
+
+PACKAGE_SESSIONS = ["core"]
+
+
+def _pytest(session: nox.Session, *paths: str, network: bool = False) -> None:
+    args = [
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        *([] if network else NO_NETWORK),
+        *paths,
+        *session.posargs,
+    ]
+    session.run(*args, env={"PYTHONHASHSEED": "0", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"})
+
+
+@nox.session(python=PYTHON)
+def tests(session: nox.Session) -> None:
+    """All test suites, lint and type checks (notifies the sessions that do the work)."""
+    for name in [*PACKAGE_SESSIONS, "lint", "typecheck"]:
+        session.notify(name)
+
+
+@nox.session(python=PYTHON)
+def core(session: nox.Session) -> None:
+    """toolerr-core, in an environment without any agent framework."""
+    session.install(*TEST_TOOLS)
+    session.install("-e", "shared_core")
+    _pytest(session, "shared_core/tests")
+
+
+@nox.session(python=PYTHON)
+def lint(session: nox.Session) -> None:
+    """ruff: lint and formatting."""
+    session.install("ruff>=0.8,<1")
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
+
+
+@nox.session(python=PYTHON)
+def typecheck(session: nox.Session) -> None:
+    """mypy --strict on every package's src/."""
+    session.install("mypy>=1.13,<3")
+    session.install("-e", "shared_core")
+    session.run("mypy", "shared_core/src")
+
+
+@nox.session(python=PYTHON)
+def demo(session: nox.Session) -> None:
+    """The main job: `toolerr demo`."""
+    session.install("-e", "shared_core")
+    session.run("toolerr", "demo", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def bench(session: nox.Session) -> None:
+    """Speed and behaviour measurements; JSON (and plots) in benchmarks/out/."""
+    session.install("-e", "shared_core")
+    os.makedirs(ROOT / "benchmarks" / "out", exist_ok=True)
+    for script in ("bench_core.py", "bench_ban.py"):
+        session.run("python", f"benchmarks/{script}", *session.posargs)

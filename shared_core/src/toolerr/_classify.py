@@ -1,0 +1,818 @@
+"""Classification: which kind of failure, which rule, and what a retry would do.
+
+Decided from the exception object (type and attributes) and from the first 4 KB of the text,
+in priority order unrecoverable, transient, fixable; anything else is ambiguous
+(DELIVERY.md section 3). Structure beats words: HTTP status codes, gRPC codes, errno names,
+JSON-RPC codes, SQLSTATE and AWS error codes are read where the text announces them, never
+as any number in prose. Quota traps (a 429 whose text says the quota or credits are gone)
+are unrecoverable.
+
+All words, code names and markers of :mod:`toolerr._rules` are found in one pass over the
+window: one regular expression in which every entry is anchored on a rare character it
+contains (so that the regex engine's first-character test skips most positions of an ordinary
+text), the rest of the entry matched through a trie and its beginning checked by a
+look-behind. The anchors are chosen when the module is imported, from the rule data.
+
+Verdicts for short string results are cached (bounded LRU): a conversation is re-inspected on
+every model call, and the same results come back again and again.
+"""
+
+from __future__ import annotations
+
+import errno as _errno
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+from typing import Any, NamedTuple
+
+from . import _rules as R
+from ._detect import Detection, analyse
+from ._exceptions import ExceptionFacts, Link, lookup_name, parse_retry_after, read_exception
+from ._types import NOT_FAILED, Kind, Message, Outcome, Verdict
+
+__all__ = ["inspect_message", "inspect_result"]
+
+
+class _Hit(NamedTuple):
+    kind: R.RuleKind | None
+    rule: str | None
+    family: str | None
+    outcome: R.RuleOutcome | None = None
+    decisive: bool = False
+
+
+# --- the one-pass scanner ------------------------------------------------------------------
+
+# Rough frequency (per mille) of characters in tool output (prose, source code, JSON, logs).
+# Tuning for the scanner's anchors, not rule data: a wrong value costs speed, never a result.
+# "x" is counted high because it is the usual padding character.
+_FREQ: dict[str, float] = {
+    " ": 156,
+    '"': 47,
+    ",": 19,
+    "-": 15,
+    ".": 5,
+    "/": 9,
+    ":": 23,
+    "_": 2.2,
+    "'": 1.0,
+    "(": 2.9,
+    ")": 2.9,
+    "[": 2.6,
+    "]": 2.6,
+    "{": 2.6,
+    "}": 2.6,
+    "=": 1.3,
+    "\n": 20,
+    "0": 38,
+    "1": 20,
+    "2": 17,
+    "3": 2.8,
+    "4": 7.7,
+    "5": 2.3,
+    "6": 1.9,
+    "7": 1.8,
+    "8": 1.8,
+    "9": 1.8,
+    "a": 55,
+    "b": 8.6,
+    "c": 22,
+    "d": 21,
+    "e": 72,
+    "f": 12,
+    "g": 11,
+    "h": 19,
+    "i": 37,
+    "j": 0.4,
+    "k": 4.2,
+    "l": 20,
+    "m": 13,
+    "n": 34,
+    "o": 31,
+    "p": 16,
+    "q": 0.3,
+    "r": 47,
+    "s": 36,
+    "t": 58,
+    "u": 12.5,
+    "v": 6.8,
+    "w": 8.1,
+    "x": 30,
+    "y": 2.9,
+    "z": 0.1,
+    "A": 1.6,
+    "B": 0.6,
+    "C": 1.4,
+    "D": 0.6,
+    "E": 3.0,
+    "F": 1.5,
+    "G": 0.4,
+    "H": 0.5,
+    "I": 2.5,
+    "J": 0.1,
+    "K": 0.1,
+    "L": 0.9,
+    "M": 1.0,
+    "N": 1.5,
+    "O": 1.5,
+    "P": 0.8,
+    "Q": 0.1,
+    "R": 1.2,
+    "S": 1.5,
+    "T": 2.0,
+    "U": 0.6,
+    "V": 0.1,
+    "W": 0.2,
+    "X": 0.3,
+    "Y": 0.1,
+    "Z": 0.2,
+}
+_ANCHOR_OVERHEAD = 1.0  # per-mille equivalent of one more alternative in the dispatch
+
+
+def _freq(ch: str) -> float:
+    return _FREQ.get(ch, 1.0)
+
+
+class _Entry(NamedTuple):
+    text: str
+    anchor: int  # index in ``text`` of the character the scan is anchored on
+    source: str  # "word", "errno", "grpc", "jsonrpc" or "marker"
+    word: R.Word | None = None
+    name: str = ""
+    marker: _Marker | None = None
+    boundary: bool = False
+
+
+class _Marker(NamedTuple):
+    spec: R.Marker
+    regex: re.Pattern[str]
+
+
+def _anchor_set(texts: list[str]) -> set[str]:
+    """A small set of rare characters such that every text contains one (greedy cover)."""
+    chosen: set[str] = set()
+    uncovered = set(range(len(texts)))
+    while uncovered:
+        best: tuple[float, str, set[int]] | None = None
+        for ch in sorted({c for i in uncovered for c in texts[i]}):
+            covered = {i for i in uncovered if ch in texts[i]}
+            score = (_freq(ch) + _ANCHOR_OVERHEAD) / len(covered)
+            if best is None or score < best[0]:
+                best = (score, ch, covered)
+        assert best is not None
+        chosen.add(best[1])
+        uncovered -= best[2]
+    return chosen
+
+
+def _entries() -> list[_Entry]:
+    raw: list[tuple[str, str, R.Word | None, str, _Marker | None, bool]] = []
+    for word in R.WORDS:
+        raw.append((word.text, "word", word, "", None, word.boundary))
+    for name in R.ERRNO:
+        raw.append((name, "errno", None, name, None, name not in R.ERRNO_SUBSTRING))
+    for name in R.GRPC_WORDS:
+        raw.append((name, "grpc", None, name, None, False))
+    for code in R.JSONRPC_WORDS:
+        raw.append((str(code), "jsonrpc", None, str(code), None, False))
+    for spec in R.MARKERS:
+        raw.append((spec.text, "marker", None, "", _Marker(spec, re.compile(spec.pattern)), False))
+    # Floor errno and gRPC names that are also plain words: the structured rule wins.
+    structured = {text for text, source, *_ in raw if source in ("errno", "grpc", "jsonrpc")}
+    raw = [item for item in raw if not (item[1] == "word" and item[0] in structured)]
+    anchors = _anchor_set([item[0] for item in raw])
+    out: list[_Entry] = []
+    for text, source, entry_word, name, marker, boundary in raw:
+        anchor = min(
+            (i for i, ch in enumerate(text) if ch in anchors), key=lambda i: (_position_cost(text, i), i)
+        )
+        out.append(_Entry(text, anchor, source, entry_word, name, marker, boundary))
+    return out
+
+
+def _position_cost(text: str, i: int) -> float:
+    """Expected work at each occurrence of the anchor: how often the anchor occurs, times
+    how often the character after it lets the match go on (a word ending at its anchor is
+    checked by a look-behind at every occurrence)."""
+    follow = _freq(text[i + 1]) / 20.0 if i + 1 < len(text) else 8.0
+    return _freq(text[i]) * (1.0 + follow)
+
+
+def _trie_pattern(entries: list[_Entry]) -> str:
+    """A regex for the rests (after the anchor) of ``entries``, longest first, each leaf
+    checking the whole text with a look-behind."""
+    trie: dict[str, Any] = {}
+    for entry in entries:
+        node = trie
+        for ch in entry.text[entry.anchor + 1 :]:
+            node = node.setdefault(ch, {})
+        node.setdefault("", []).append(entry)
+
+    def emit(node: dict[str, Any]) -> str:
+        parts = [re.escape(ch) + emit(child) for ch, child in sorted(node.items()) if ch]
+        leaf: list[_Entry] | None = node.get("")
+        if leaf is not None:
+            checks = sorted(
+                {"" if e.anchor == 0 else f"(?<={re.escape(e.text)})" for e in leaf},
+                key=len,
+                reverse=True,
+            )
+            if "" in checks:
+                parts.append("")
+            elif len(checks) == 1:
+                parts.append(checks[0])
+            else:
+                parts.append("(?:" + "|".join(checks) + ")")
+        if len(parts) == 1:
+            return parts[0]
+        return "(?:" + "|".join(parts) + ")"
+
+    return emit(trie)
+
+
+class _Scanner:
+    """Finds every entry in a text in one regex pass."""
+
+    def __init__(self, entries: list[_Entry]) -> None:
+        by_anchor: dict[str, list[_Entry]] = {}
+        for entry in entries:
+            by_anchor.setdefault(entry.text[entry.anchor], []).append(entry)
+        # Most frequent anchors first.
+        anchors = sorted(by_anchor, key=lambda ch: (-_freq(ch), ch))
+        self.regex = re.compile("|".join(f"{re.escape(ch)}{_trie_pattern(by_anchor[ch])}" for ch in anchors))
+        # For each matched text (anchor and rest): every entry that may start before it.
+        self.at: dict[str, tuple[_Entry, ...]] = {}
+        for ch, group in by_anchor.items():
+            for rest in {e.text[e.anchor + 1 :] for e in group}:
+                cands = [e for e in group if rest.startswith(e.text[e.anchor + 1 :])]
+                cands.sort(key=lambda e: -len(e.text))
+                self.at[ch + rest] = tuple(cands)
+
+    def hits(self, text: str) -> list[tuple[int, _Entry]]:
+        """(start of the entry's text, entry) for every entry found in ``text``."""
+        found: list[tuple[int, _Entry]] = []
+        at = self.at
+        for m in self.regex.finditer(text):
+            pos = m.start()
+            for entry in at.get(m.group(), ()):
+                start = pos - entry.anchor
+                if start >= 0 and text.startswith(entry.text, start):
+                    found.append((start, entry))
+        return found
+
+
+_SCANNER = _Scanner(_entries())
+_START_STATUS = re.compile(R.START_STATUS)
+_EXCEPTION_NAME = re.compile(R.EXCEPTION_NAME)
+_ERROR_PREFIX = re.compile(R.ERROR_PREFIX)
+_LINE_START_NAME = re.compile(
+    r"^(?P<name>(?:[A-Za-z_]\w{0,80}\.){0,8}[A-Za-z_]\w{0,120})(?=[:(]|$)", re.MULTILINE
+)
+_GUARDS: dict[str, re.Pattern[str]] = {}
+for _w in R.WORDS:
+    for _g in (_w.unless_before, _w.only_before, _w.only_after):
+        if _g is not None and _g not in _GUARDS:
+            _GUARDS[_g] = re.compile(_g)
+_WORD_CHAR = re.compile(r"\w")
+_GUARD_SPAN = 320
+
+
+# --- evidence ----------------------------------------------------------------------------
+
+
+class _Evidence:
+    """Everything the texts say, gathered before the kind is decided."""
+
+    __slots__ = (
+        "decisive",
+        "exception_name",
+        "families",
+        "http",
+        "other_status",
+        "outcomes",
+        "retry_after",
+        "structure",
+        "traps",
+        "words",
+    )
+
+    def __init__(self) -> None:
+        self.traps: list[_Hit] = []
+        self.structure: list[_Hit] = []  # codes and exception names
+        self.words: list[_Hit] = []
+        self.families: list[str] = []  # from rules that decide no kind
+        self.outcomes: list[R.RuleOutcome] = []  # hints and transient hits
+        self.decisive: _Hit | None = None  # a rule that keeps the failure ambiguous
+        self.exception_name: str | None = None  # an unknown exception name printed in the text
+        self.http: int | None = None
+        self.other_status: int | str | None = None
+        self.retry_after: float | None = None
+
+    def add_code(self, rule: R.CodeRule, rule_id: str) -> None:
+        if rule.kind is None:
+            self.families.append(rule.family)
+        else:
+            hit = _CODE_HITS.get(rule_id)
+            if hit is None:
+                hit = _CODE_HITS[rule_id] = _Hit(rule.kind, rule_id, rule.family, rule.outcome, rule.decisive)
+            self.structure.append(hit)
+        if rule.outcome is not None:
+            self.outcomes.append(rule.outcome)
+
+
+_CODE_HITS: dict[str, _Hit] = {}
+_WORD_HITS: dict[R.Word, _Hit] = {
+    word: _Hit(
+        word.kind, "trap:quota" if word.trap else f"words:{word.kind}:{word.text}", word.family, word.outcome
+    )
+    for word in R.WORDS
+    if word.kind is not None
+}
+
+
+def _line_context(text: str, start: int, end: int) -> tuple[str, str]:
+    lo = max(0, start - _GUARD_SPAN)
+    nl = text.rfind("\n", lo, start)
+    before = text[(nl + 1 if nl >= 0 else lo) : start]
+    hi = min(len(text), end + _GUARD_SPAN)
+    nl = text.find("\n", end, hi)
+    after = text[end : nl if nl >= 0 else hi]
+    return before, after
+
+
+def _word_counts(word: R.Word, text: str, start: int) -> bool:
+    end = start + len(word.text)
+    if word.boundary and (
+        (start > 0 and _WORD_CHAR.match(text, start - 1)) or (end < len(text) and _WORD_CHAR.match(text, end))
+    ):
+        return False
+    if word.unless_before is None and word.only_before is None and word.only_after is None:
+        return True
+    before, after = _line_context(text, start, end)
+    if word.unless_before is not None and _GUARDS[word.unless_before].search(before):
+        return False
+    if word.only_before is not None and not _GUARDS[word.only_before].search(before):
+        return False
+    return not (word.only_after is not None and not _GUARDS[word.only_after].match(after))
+
+
+def _bounded(text: str, start: int, end: int) -> bool:
+    return not (
+        (start > 0 and _WORD_CHAR.match(text, start - 1)) or (end < len(text) and _WORD_CHAR.match(text, end))
+    )
+
+
+def _http(ev: _Evidence, code: int) -> None:
+    if code < 400:
+        return
+    if ev.http is None:
+        ev.http = code
+    rule = R.HTTP_STATUS.get(code)
+    if rule is None:
+        ev.families.append(f"http.{code}")
+        return
+    ev.add_code(rule, f"http:{code}")
+
+
+def _grpc(ev: _Evidence, name: str) -> None:
+    name = R.GRPC_ALIASES.get(name, name)
+    rule = R.GRPC_STATUS.get(name)
+    if rule is None:
+        return
+    if ev.other_status is None:
+        ev.other_status = name
+    ev.add_code(rule, f"grpc:{name}")
+
+
+def _jsonrpc(ev: _Evidence, code: int) -> None:
+    rule = R.JSONRPC.get(code)
+    if ev.other_status is None:
+        ev.other_status = code
+    if rule is not None:
+        ev.add_code(rule, f"jsonrpc:{code}")
+
+
+def _errno_name(ev: _Evidence, name: str) -> None:
+    rule = R.ERRNO.get(name)
+    if rule is not None:
+        ev.add_code(rule, f"errno:{name}")
+
+
+def _sqlstate(ev: _Evidence, code: str) -> None:
+    code = code.upper()
+    rule = R.SQLSTATE.get(code) or R.SQLSTATE_CLASSES.get(code[:2])
+    if rule is not None:
+        ev.add_code(rule, f"sqlstate:{code}")
+
+
+def _aws(ev: _Evidence, code: str) -> None:
+    rule = R.AWS_ERROR_CODES.get(code)
+    if rule is not None:
+        ev.add_code(rule, f"aws:{code}")
+    else:
+        ev.families.append(f"aws.{code}")
+
+
+def _marker(ev: _Evidence, marker: _Marker, text: str, start: int) -> None:
+    spec = marker.spec
+    pos = start - spec.back
+    if pos < 0:
+        return
+    m = marker.regex.match(text, pos)
+    if m is None:
+        return
+    code = m.group("code")
+    table = spec.table
+    if table == "http":
+        _http(ev, int(code))
+    elif table == "grpc":
+        _grpc(ev, code)
+    elif table == "jsonrpc":
+        _jsonrpc(ev, int(code))
+    elif table == "sqlstate":
+        _sqlstate(ev, code)
+    elif table == "errno_number":
+        name = _errno.errorcode.get(int(code))
+        if name is not None:
+            _errno_name(ev, name)
+    elif table == "winerror":
+        name = R.WINERROR.get(int(code))
+        if name is not None:
+            _errno_name(ev, name)
+    elif table == "aws":
+        _aws(ev, code)
+    elif table == "retry_after" and ev.retry_after is None:
+        groups = m.groupdict()
+        unit = (groups.get("unit") or "").lower()
+        scale = 0.001 if groups.get("ms") else R.RETRY_UNITS.get(unit, 1.0)
+        seconds = parse_retry_after(code, scale)
+        extra = groups.get("code2")
+        if seconds is not None and extra:
+            seconds += float(extra)
+        ev.retry_after = seconds
+
+
+_EXCEPTION_SUFFIXES = ("Error", "Exception", "Timeout", "Failure", "Expired", "Denied", "Exceeded")
+
+
+def _exception_name(ev: _Evidence, name: str, *, last: bool) -> None:
+    rule = lookup_name(name)
+    if rule is None:
+        short = name.rpartition(".")[2]
+        if last and ev.exception_name is None and short.endswith(_EXCEPTION_SUFFIXES):
+            ev.exception_name = short
+        return
+    if rule.kind is None:
+        ev.families.append(rule.family)
+        if rule.decisive and last:
+            ev.decisive = _Hit(None, None, rule.family, None, True)
+        if rule.outcome is not None:
+            ev.outcomes.append(rule.outcome)
+        return
+    ev.structure.append(_Hit(rule.kind, f"exception:{name}", rule.family, rule.outcome))
+    if rule.outcome is not None:
+        ev.outcomes.append(rule.outcome)
+
+
+_ECHOES = tuple((key, re.compile(pattern)) for key, pattern in R.ECHO_PATTERNS)
+
+
+def _echo_spans(text: str) -> list[tuple[int, int]]:
+    """Spans of ``text`` that repeat the caller's input (pydantic ``input_value=...``): words
+    there are the model's own arguments, not a diagnosis."""
+    spans: list[tuple[int, int]] = []
+    for key, regex in _ECHOES:
+        if key in text:
+            spans.extend(m.span() for m in regex.finditer(text))
+    return spans
+
+
+def _scan(ev: _Evidence, text: str, *, names: bool = True) -> None:
+    """Add the evidence found in ``text`` (at most one window long)."""
+    if not text:
+        return
+    if names:
+        if text.startswith(R.TRACEBACK_START):
+            _traceback_names(ev, text)
+        else:
+            pos = 0
+            if text[0] in "Ee":
+                pm = _ERROR_PREFIX.match(text)
+                if pm is not None:
+                    pos = pm.end()
+            if text[pos : pos + 1].isdigit() or text.startswith("HTTP", pos):
+                m = _START_STATUS.match(text)
+                if m is not None:
+                    _http(ev, int(m.group("code")))
+            nm = _EXCEPTION_NAME.match(text, pos)
+            if nm is not None:
+                _exception_name(ev, nm.group("name"), last=True)
+    echoes = _echo_spans(text)
+    for start, entry in _SCANNER.hits(text):
+        if echoes and any(lo <= start < hi for lo, hi in echoes):
+            continue
+        source = entry.source
+        if source == "word":
+            word = entry.word
+            if word is None or not _word_counts(word, text, start):
+                continue
+            if word.kind is None:
+                ev.families.append(word.family)
+                if word.outcome is not None:
+                    ev.outcomes.append(word.outcome)
+                if word.decisive and ev.decisive is None:
+                    ev.decisive = _Hit(None, None, word.family, None, True)
+            elif word.trap:
+                ev.traps.append(_WORD_HITS[word])
+            else:
+                ev.words.append(_WORD_HITS[word])
+                if word.outcome is not None:
+                    ev.outcomes.append(word.outcome)
+        elif source == "marker":
+            if entry.marker is not None:
+                _marker(ev, entry.marker, text, start)
+        elif entry.boundary and not _bounded(text, start, start + len(entry.text)):
+            continue
+        elif source == "errno":
+            _errno_name(ev, entry.name)
+        elif source == "grpc":
+            _grpc(ev, entry.name)
+        elif source == "jsonrpc":
+            _jsonrpc(ev, int(entry.name))
+
+
+def _traceback_names(ev: _Evidence, text: str) -> None:
+    """Exception names at the start of the unindented lines of a Python trace (the last
+    one is the exception that was raised)."""
+    names = [m.group("name") for m in _LINE_START_NAME.finditer(text)]
+    names = [n for n in names if n not in ("Traceback", "During", "The")]
+    for i, name in enumerate(names):
+        _exception_name(ev, name, last=i == len(names) - 1)
+
+
+def traceback_view(text: str) -> str:
+    """The lines of a Python trace that are not frames or source lines."""
+    lines = [
+        line
+        for line in text.split("\n")
+        if line and not line[0].isspace() and line.rstrip() not in R.TRACEBACK_SKIP_LINES
+    ]
+    return "\n".join(lines)
+
+
+# --- exceptions ----------------------------------------------------------------------------
+
+
+def _link_hits(link: Link) -> list[_Hit]:
+    """What one exception says by its class and attributes, strongest first."""
+    hits: list[_Hit] = []
+    rule = link.rule
+    if rule is not None and rule.kind is not None:
+        hits.append(_Hit(rule.kind, f"exception:{link.rule_class}", rule.family, rule.outcome))
+    ev = _Evidence()
+    if link.aws_code is not None:
+        _aws(ev, link.aws_code)
+    if link.status is not None:
+        # AWS answers 400 for many conditions that are not the caller's mistake: with an
+        # error code the table does not know, a 400 is not read as "fixable".
+        aws_unknown = link.aws_code is not None and link.aws_code not in R.AWS_ERROR_CODES
+        status_rule = R.HTTP_STATUS.get(link.status)
+        if not (aws_unknown and status_rule is not None and status_rule.kind == "fixable"):
+            _http(ev, link.status)
+    if link.grpc is not None:
+        _grpc(ev, link.grpc)
+    if link.sqlstate is not None:
+        _sqlstate(ev, link.sqlstate)
+    if link.errno_name is not None:
+        _errno_name(ev, link.errno_name)
+    if link.jsonrpc is not None:
+        _jsonrpc(ev, link.jsonrpc)
+    hits.extend(ev.structure)
+    if rule is not None and rule.kind is None and rule.decisive:
+        hits.append(_Hit(None, None, rule.family, None, True))
+    return hits
+
+
+def _link_outcomes(link: Link) -> Iterable[R.RuleOutcome]:
+    for hit in _link_hits(link):
+        if hit.outcome is not None:
+            yield hit.outcome
+    if link.rule is not None and link.rule.kind is None and link.rule.outcome is not None:
+        yield link.rule.outcome
+
+
+# --- the verdict ---------------------------------------------------------------------------
+
+
+_RANK: dict[str | None, int] = {"unrecoverable": 0, "transient": 1, "fixable": 2}
+
+
+def _best(ev: _Evidence) -> _Hit | None:
+    """The highest-priority kind (unrecoverable, transient, fixable); within a kind, structure
+    before words, then the first found."""
+    best: _Hit | None = None
+    best_rank = 3
+    for hits in (ev.structure, ev.words):
+        for hit in hits:
+            rank = _RANK.get(hit.kind, 3)
+            if rank < best_rank:
+                best, best_rank = hit, rank
+    return best
+
+
+def _final_outcome(outcomes: list[R.RuleOutcome]) -> Outcome:
+    if "unknown_outcome" in outcomes or "not_executed" not in outcomes:
+        return "unknown_outcome"
+    return "not_executed"
+
+
+def _status(facts: ExceptionFacts | None, ev: _Evidence) -> int | str | None:
+    if facts is not None:
+        for link in facts.links:
+            if link.status is not None:
+                return link.status
+    if ev.http is not None:
+        return ev.http
+    if facts is not None:
+        for link in facts.links:
+            if link.grpc is not None:
+                return link.grpc
+            if link.jsonrpc is not None:
+                return link.jsonrpc
+    return ev.other_status
+
+
+def _verdict(
+    det: Detection,
+    hit: _Hit | None,
+    facts: ExceptionFacts | None,
+    ev: _Evidence,
+    family: str | None = None,
+) -> Verdict:
+    kind: Kind = "ambiguous" if hit is None or hit.kind is None else hit.kind
+    outcome: Outcome | None = None
+    if kind == "transient":
+        if hit is not None and hit.outcome is not None:
+            outcome = hit.outcome
+        else:
+            outcomes = list(ev.outcomes)
+            if facts is not None:
+                for link in facts.links:
+                    outcomes.extend(_link_outcomes(link))
+            outcome = _final_outcome(outcomes)
+    if kind == "ambiguous":
+        fam = family
+        if fam is None and hit is not None:
+            fam = hit.family
+        if fam is None and facts is not None and facts.links:
+            top = facts.links[0]
+            fam = top.rule.family if top.rule is not None else None
+        if fam is None and det.template is not None:
+            fam = det.template.family
+        if fam is None and ev.families:
+            fam = ev.families[0]
+        if fam is None and facts is not None and facts.links:
+            fam = facts.links[0].qualname
+        if fam is None:
+            fam = ev.exception_name
+        rule = None
+    else:
+        assert hit is not None
+        fam = hit.family
+        rule = hit.rule
+    retry_after = facts.retry_after if facts is not None else None
+    if retry_after is None:
+        retry_after = ev.retry_after
+    return Verdict(
+        failed=True,
+        kind=kind,
+        rule=rule,
+        detection=det.detection,
+        outcome=outcome,
+        family=fam,
+        retry_after=retry_after,
+        status=_status(facts, ev),
+    )
+
+
+def _classify(det: Detection, exception: BaseException | None) -> Verdict:
+    ev = _Evidence()
+    facts = read_exception(exception) if exception is not None else None
+    # Quota traps in the exception's own messages beat everything.
+    if facts is not None:
+        for link in facts.links:
+            _scan(ev, link.message, names=False)
+        if ev.traps:
+            return _verdict(det, ev.traps[0], facts, ev)
+        top_hits = _link_hits(facts.links[0])
+        if top_hits:
+            top = top_hits[0]
+            if top.kind is None and top.decisive:
+                return _verdict(det, None, facts, ev, family=top.family)
+            if top.kind is not None:
+                _scan_view(det, ev)
+                if ev.traps:
+                    return _verdict(det, ev.traps[0], facts, ev)
+                return _verdict(det, top, facts, ev)
+
+    template = det.template
+    if template is not None and template.decisive:
+        if template.kind is None:
+            return _verdict(det, None, facts, ev, family=template.family)
+        return _verdict(det, _Hit(template.kind, f"template:{template.id}", template.family), facts, ev)
+    if det.shell is not None and det.shell_failed_exit:
+        return _verdict(det, None, facts, ev, family="exit_code")
+
+    _scan_view(det, ev)
+    if det.template_code is not None:
+        _jsonrpc(ev, det.template_code)
+    if ev.traps:
+        return _verdict(det, ev.traps[0], facts, ev)
+    if ev.decisive is not None:
+        return _verdict(det, None, facts, ev, family=ev.decisive.family)
+    hit = _best(ev)
+    if hit is not None:
+        return _verdict(det, hit, facts, ev)
+    if template is not None and template.kind is not None:
+        return _verdict(det, _Hit(template.kind, f"template:{template.id}", template.family), facts, ev)
+    if facts is not None:
+        for link in facts.links[1:]:
+            for hit in _link_hits(link):
+                if hit.kind is not None:
+                    return _verdict(det, hit, facts, ev)
+    if det.shell is not None:
+        return _verdict(det, None, facts, ev, family="exit_code")
+    return _verdict(det, None, facts, ev)
+
+
+def _scan_view(det: Detection, ev: _Evidence) -> None:
+    view = det.view if det.view is not None else det.window
+    if view.startswith(R.TRACEBACK_START):
+        _traceback_names(ev, view)
+        _scan(ev, traceback_view(view), names=False)
+    else:
+        _scan(ev, view)
+
+
+# --- public functions ------------------------------------------------------------------------
+
+_CACHE_MAX_CHARS = 2 * R.WINDOW_CHARS
+
+
+@lru_cache(maxsize=1024)
+def _inspect_text(content: str, flag: bool | None, client: str | None) -> Verdict:
+    det = analyse(content, is_error=flag, exception=None, client=client)
+    if not det.failed:
+        return NOT_FAILED
+    return _classify_safely(det, None)
+
+
+def _classify_safely(det: Detection, exception: BaseException | None) -> Verdict:
+    """Fail open (DELIVERY.md section 7): an internal error while classifying a detected
+    failure leaves it ambiguous, which changes nothing in the conversation."""
+    try:
+        return _classify(det, exception)
+    except Exception:  # noqa: BLE001
+        return Verdict(failed=True, kind="ambiguous", detection=det.detection)
+
+
+def inspect_result(
+    content: Any,
+    *,
+    is_error: bool | None = None,
+    exception: BaseException | None = None,
+    client: str | None = None,
+    tool: str | None = None,
+) -> Verdict:
+    """Detect and classify one tool result.
+
+    ``content``: the result (a string, a list of content blocks or any JSON value);
+    ``is_error``: the framework's explicit flag (``False`` is weak evidence: frameworks
+    default it); ``exception``: the exception the tool raised, when the adapter has it;
+    ``client``: the client whose templates produced the text (``generic`` when unknown);
+    ``tool``: the tool's name (informational). Never raises on any content.
+    """
+    if tool is not None and not isinstance(tool, str):
+        raise TypeError(f"tool must be a str or None, not {type(tool).__name__}")
+    if exception is None and type(content) is str and len(content) <= _CACHE_MAX_CHARS:
+        flag = is_error if is_error is None or type(is_error) is bool else None
+        if flag is is_error:
+            if client is not None and not isinstance(client, str):
+                raise TypeError(f"client must be a str or None, not {type(client).__name__}")
+            return _inspect_text(content, flag, client)
+    det = analyse(content, is_error=is_error, exception=exception, client=client)
+    if not det.failed:
+        return NOT_FAILED
+    return _classify_safely(det, exception)
+
+
+def inspect_message(message: Message) -> Verdict:
+    """:func:`inspect_result` for a neutral ``tool`` message."""
+    return inspect_result(
+        message.content,
+        is_error=message.is_error,
+        exception=message.exception,
+        client=message.client,
+        tool=message.name,
+    )

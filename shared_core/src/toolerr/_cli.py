@@ -1,0 +1,169 @@
+"""The ``toolerr`` command: ``classify``, ``demo`` and ``eval``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Iterable, Iterator, Sequence
+from typing import IO, Any
+
+from ._classify import inspect_result
+from ._policy import Policy
+from ._render import guidance_for
+from ._types import CLIENTS
+
+logger = logging.getLogger("toolerr")
+
+
+def classify_line(line: str) -> dict[str, Any]:
+    """One JSON Lines record in, one out (the ``toolerr classify`` contract)."""
+    try:
+        record = json.loads(line)
+    except ValueError as exc:
+        return {"error": f"invalid JSON: {exc}"}
+    if not isinstance(record, dict):
+        return {"error": f"expected a JSON object, got {type(record).__name__}"}
+    if "content" not in record:
+        return {"error": "missing field 'content'", **_id(record)}
+    client = record.get("client", "generic")
+    if client is None:
+        client = "generic"
+    if not isinstance(client, str) or client not in CLIENTS:
+        return {"error": f"unknown client {client!r}; expected one of {', '.join(CLIENTS)}", **_id(record)}
+    is_error = record.get("is_error")
+    if is_error is not None and not isinstance(is_error, bool):
+        return {"error": "is_error must be true, false or null", **_id(record)}
+    tool = record.get("tool")
+    if tool is not None and not isinstance(tool, str):
+        return {"error": "tool must be a string", **_id(record)}
+    safety = record.get("tool_safety")
+    try:
+        policy = Policy(tool_safety={tool: safety} if tool and safety else {})
+    except ValueError as exc:
+        return {"error": str(exc), **_id(record)}
+    verdict = inspect_result(record["content"], is_error=is_error, client=client, tool=tool)
+    guidance = guidance_for(verdict.kind, verdict, retry_safe=policy.retry_safe(tool, verdict))
+    return {
+        **_id(record),
+        "failed": verdict.failed,
+        "kind": verdict.kind,
+        "rule": verdict.rule or verdict.detection,
+        "detection": verdict.detection,
+        "outcome": verdict.outcome,
+        "family": verdict.family,
+        "retry_after": verdict.retry_after,
+        "status": verdict.status,
+        "guidance": guidance,
+    }
+
+
+def _id(record: dict[str, Any]) -> dict[str, Any]:
+    return {"id": record["id"]} if "id" in record else {}
+
+
+def classify_lines(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
+    for line in lines:
+        try:
+            yield classify_line(line)
+        except Exception as exc:
+            logger.exception("toolerr classify: internal error on a line")
+            yield {"error": f"internal error: {type(exc).__name__}: {exc}"}
+
+
+def _read_lines(stream: IO[bytes]) -> Iterator[str]:
+    for raw in stream:
+        line = raw.decode("utf-8", errors="surrogateescape").rstrip("\r\n")
+        yield line
+
+
+def _cmd_classify(args: argparse.Namespace) -> int:
+    out = sys.stdout
+    if args.text is not None:
+        record: dict[str, Any] = {"content": args.text, "client": args.client}
+        if args.is_error:
+            record["is_error"] = True
+        out.write(json.dumps(classify_line(json.dumps(record)), ensure_ascii=False) + "\n")
+        return 0
+    if args.file in (None, "-"):
+        lines = _read_lines(sys.stdin.buffer)
+        return _write_all(classify_lines(lines), out)
+    try:
+        with open(args.file, "rb") as handle:
+            return _write_all(classify_lines(_read_lines(handle)), out)
+    except OSError as exc:
+        sys.stderr.write(f"toolerr classify: cannot read {args.file}: {exc.strerror or exc}\n")
+        return 2
+
+
+def _write_all(results: Iterable[dict[str, Any]], out: IO[str]) -> int:
+    for result in results:
+        out.write(json.dumps(result, ensure_ascii=False) + "\n")
+    out.flush()
+    return 0
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from ._demo import run_demo
+
+    return run_demo(args)
+
+
+def _cmd_eval(args: argparse.Namespace) -> int:
+    try:
+        from toolerr_hf.evaluation import main as eval_main  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        sys.stderr.write(
+            "toolerr eval needs the local model backend: pip install toolerr-hf "
+            "(the evaluation ships with it)\n"
+        )
+        return 2
+    result: int = eval_main(args.rest)
+    return result
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="toolerr", description="Detect, classify and re-deliver failed tool calls to LLM agents."
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="log on logger 'toolerr' to stderr")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    classify = sub.add_parser(
+        "classify",
+        help="classify tool results (JSON Lines in, JSON Lines out)",
+        description=(
+            "Input lines: {content, is_error?, client?, tool?, arguments?, tool_safety?}. "
+            "Output lines: {failed, kind, rule, guidance, ...}; a bad line gets {error}."
+        ),
+    )
+    classify.add_argument("file", nargs="?", help="JSON Lines file, or - for standard input (default)")
+    classify.add_argument("--text", help="classify this one tool result text instead of a file")
+    classify.add_argument("--client", default="generic", choices=CLIENTS, help="client of --text")
+    classify.add_argument("--is-error", action="store_true", help="the --text result carries an error flag")
+    classify.set_defaults(func=_cmd_classify)
+
+    demo = sub.add_parser("demo", help="the main job: what toolerr changes, on the embedded local model")
+    demo.add_argument("--quick", action="store_true", help="only the walk-through of the core, no model")
+    demo.add_argument("--model", help="a local model directory or GGUF file instead of the embedded one")
+    demo.add_argument("--out", help="folder for the demo's JSON results")
+    demo.set_defaults(func=_cmd_demo)
+
+    evaluate = sub.add_parser("eval", help="the behaviour evaluation on a local model", add_help=False)
+    evaluate.add_argument("rest", nargs=argparse.REMAINDER)
+    evaluate.set_defaults(func=_cmd_eval)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.verbose:
+        logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s", stream=sys.stderr)
+    code: int = args.func(args)
+    return code
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

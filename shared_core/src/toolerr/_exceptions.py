@@ -1,0 +1,330 @@
+"""Reading exception objects without importing their libraries.
+
+The class is identified by ``module.QualName`` of every class in its MRO (``httpx.ReadTimeout``,
+``requests.exceptions.ConnectionError``, ``pydantic_core._pydantic_core.ValidationError``) and
+matched against :data:`toolerr._rules.EXCEPTIONS` by name inside a module prefix. Attributes
+(HTTP status, gRPC code, errno, SQLSTATE, AWS error code, Retry-After) are read defensively:
+any attribute access may raise, and a broken exception never breaks detection.
+"""
+
+from __future__ import annotations
+
+import errno as _errno
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import _rules as R
+
+_BY_NAME: dict[str, tuple[R.ExceptionRule, ...]] = {}
+for _rule in R.EXCEPTIONS:
+    _BY_NAME[_rule.name] = (*_BY_NAME.get(_rule.name, ()), _rule)
+
+# A bare name in a text is taken for an exception only with one of these endings (and not
+# the ending alone: "Timeout: 30s" is a setting).
+_BARE_SUFFIXES = ("Error", "Exception", "Timeout", "Expired")
+_SKIP_CLASSES = frozenset({"builtins.object", "builtins.BaseException", "builtins.Exception"})
+_MAX_LINKS = 12
+
+
+@dataclass
+class Link:
+    """What one exception of a chain says."""
+
+    name: str  # "module.QualName" of its class ("builtins." dropped)
+    qualname: str
+    rule: R.ExceptionRule | None = None
+    rule_class: str | None = None  # the MRO class that matched ``rule``
+    status: int | None = None
+    grpc: str | None = None
+    errno_name: str | None = None
+    sqlstate: str | None = None
+    aws_code: str | None = None
+    jsonrpc: int | None = None
+    message: str = ""
+
+
+@dataclass
+class ExceptionFacts:
+    """The links of an exception chain, the raised exception first."""
+
+    links: list[Link] = field(default_factory=list)
+    retry_after: float | None = None
+
+
+def safe_getattr(obj: Any, name: str) -> Any:
+    """``getattr(obj, name, None)`` that never raises."""
+    try:
+        return getattr(obj, name, None)
+    except Exception:  # noqa: BLE001 - a property that raises must not break detection
+        return None
+
+
+def _safe_get(mapping: Any, key: str) -> Any:
+    try:
+        if isinstance(mapping, Mapping):
+            return mapping.get(key)
+        getter = getattr(mapping, "get", None)
+        if callable(getter):
+            return getter(key)
+    except Exception:  # noqa: BLE001 - foreign mapping types may raise anything
+        return None
+    return None
+
+
+def class_name(cls: Any) -> tuple[str, str, str]:
+    """(module, qualname, display name) of a class; never raises."""
+    module = safe_getattr(cls, "__module__")
+    qualname = safe_getattr(cls, "__qualname__") or safe_getattr(cls, "__name__")
+    module = module if isinstance(module, str) else ""
+    qualname = qualname if isinstance(qualname, str) else "?"
+    if module in ("", "builtins", "__builtin__"):
+        return "builtins", qualname, qualname
+    return module, qualname, f"{module}.{qualname}"
+
+
+def lookup_class(module: str, qualname: str) -> R.ExceptionRule | None:
+    """The rule for a class given its module and qualified name, if any."""
+    for rule in _BY_NAME.get(qualname, ()):
+        prefix = rule.prefix
+        if module == prefix or module.startswith(prefix + "."):
+            return rule
+    return None
+
+
+def lookup_name(name: str) -> R.ExceptionRule | None:
+    """The rule for an exception name as printed in a text (``httpx.ReadTimeout``,
+    ``TimeoutError``). A bare name is taken only if it ends like an exception name."""
+    module, _, qualname = name.rpartition(".")
+    if module:
+        rule = lookup_class(module, qualname)
+        if rule is not None:
+            return rule
+        # "requests.ConnectionError", "openai.error.RateLimitError": first component as prefix
+        top = module.split(".", 1)[0]
+        for candidate in _BY_NAME.get(qualname, ()):
+            if candidate.prefix.split(".", 1)[0] == top:
+                return candidate
+        return None
+    if qualname in _BARE_SUFFIXES or not qualname.endswith(_BARE_SUFFIXES):
+        return None
+    rules = _BY_NAME.get(qualname, ())
+    for rule in rules:
+        if rule.prefix == "builtins":
+            return rule
+    return rules[0] if rules else None
+
+
+def _errno_name(value: Any) -> str | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        name = _errno.errorcode.get(value)
+        return name if name in R.ERRNO else None
+    if isinstance(value, str) and value in R.ERRNO:
+        return value
+    return None
+
+
+def _grpc_name(value: Any) -> str | None:
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        name = value
+    elif isinstance(value, int):
+        return R.GRPC_NUMBERS.get(value)
+    else:
+        name = safe_getattr(value, "name")  # grpc.StatusCode enum member
+        if not isinstance(name, str):
+            return None
+    name = R.GRPC_ALIASES.get(name, name)
+    return name if name in R.GRPC_STATUS else None
+
+
+def parse_retry_after(value: Any, scale: float = 1.0) -> float | None:
+    """Seconds from a Retry-After value: a number of seconds (times ``scale``) or an HTTP
+    date. Never raises; negative results become 0."""
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        seconds = float(value) * scale
+    elif isinstance(value, (str, bytes)):
+        text = value.decode("latin-1", "replace") if isinstance(value, bytes) else value
+        text = text.strip()
+        if not text or len(text) > 64:
+            return None
+        try:
+            seconds = float(text) * scale
+        except ValueError:
+            try:
+                from datetime import datetime, timezone
+                from email.utils import parsedate_to_datetime
+
+                when = parsedate_to_datetime(text)
+                if when.tzinfo is None:
+                    when = when.replace(tzinfo=timezone.utc)
+                seconds = (when - datetime.now(timezone.utc)).total_seconds()
+            except (TypeError, ValueError, IndexError, OverflowError):
+                return None
+    else:
+        return None
+    if seconds != seconds or seconds in (float("inf"), float("-inf")):
+        return None
+    return max(0.0, seconds)
+
+
+def _retry_after_from_headers(headers: Any) -> float | None:
+    if headers is None:
+        return None
+    for name, scale in R.RETRY_AFTER_HEADERS:
+        value = _safe_get(headers, name)
+        if value is not None:
+            parsed = parse_retry_after(value, scale)
+            if parsed is not None:
+                return parsed
+    return None
+
+
+def _status_from(value: Any, link: Link) -> None:
+    """Read one status-like attribute value into ``link``."""
+    if value is None or isinstance(value, bool):
+        return
+    if isinstance(value, int):
+        if 400 <= value <= 599 and link.status is None:
+            link.status = value
+        elif -32768 <= value <= -32000 and link.jsonrpc is None:
+            link.jsonrpc = value
+        return
+    if isinstance(value, str):
+        if len(value) == 3 and value.isdigit():
+            _status_from(int(value), link)
+        elif value in R.ERRNO:
+            link.errno_name = link.errno_name or value
+        elif value in R.AWS_ERROR_CODES:
+            link.aws_code = link.aws_code or value
+        else:
+            name = _grpc_name(value)
+            if name is not None:
+                link.grpc = link.grpc or name
+        return
+    name = _grpc_name(value)  # an enum member such as grpc.StatusCode.UNAVAILABLE
+    if name is not None:
+        link.grpc = link.grpc or name
+
+
+def _read_link(exc: BaseException, facts: ExceptionFacts) -> Link:
+    _, qualname, display = class_name(type(exc))
+    link = Link(name=display, qualname=qualname)
+    mro = safe_getattr(type(exc), "__mro__") or ()
+    is_grpc = False
+    try:
+        classes = tuple(mro)
+    except Exception:  # noqa: BLE001 - a metaclass may do anything
+        classes = ()
+    for cls in classes:
+        cls_module, cls_qualname, cls_display = class_name(cls)
+        if cls_module.split(".", 1)[0] in R.GRPC_CALLABLE_CODE_PREFIXES:
+            is_grpc = True
+        if link.rule is None and f"{cls_module}.{cls_qualname}" not in _SKIP_CLASSES:
+            rule = lookup_class(cls_module, cls_qualname)
+            if rule is not None:
+                link.rule = rule
+                link.rule_class = cls_display
+
+    for attr in R.STATUS_ATTRIBUTES:
+        value = safe_getattr(exc, attr)
+        if callable(value) and not isinstance(value, type):
+            if attr == "code" and is_grpc:
+                try:
+                    value = value()
+                except Exception:  # noqa: BLE001 - a foreign method may raise anything
+                    value = None
+            else:
+                continue
+        _status_from(value, link)
+
+    grpc_code = safe_getattr(exc, "grpc_status_code")  # google.api_core
+    if grpc_code is not None:
+        link.grpc = link.grpc or _grpc_name(grpc_code)
+
+    response = safe_getattr(exc, "response")
+    headers = safe_getattr(exc, "headers")
+    if isinstance(response, Mapping):  # botocore ClientError.response
+        error = _safe_get(response, "Error")
+        code = _safe_get(error, "Code") if error is not None else None
+        if isinstance(code, str) and code:
+            link.aws_code = link.aws_code or code
+        meta = _safe_get(response, "ResponseMetadata")
+        if meta is not None:
+            _status_from(_safe_get(meta, "HTTPStatusCode"), link)
+            if headers is None:
+                headers = _safe_get(meta, "HTTPHeaders")
+    elif response is not None:
+        _status_from(safe_getattr(response, "status_code"), link)
+        if link.status is None:
+            _status_from(safe_getattr(response, "status"), link)
+        if headers is None:
+            headers = safe_getattr(response, "headers")
+
+    error_obj = safe_getattr(exc, "error")  # MCP McpError.error (ErrorData)
+    if error_obj is not None and not isinstance(error_obj, (str, bytes, BaseException)):
+        code = (
+            _safe_get(error_obj, "code")
+            if isinstance(error_obj, Mapping)
+            else safe_getattr(error_obj, "code")
+        )
+        if isinstance(code, int) and not isinstance(code, bool) and -32768 <= code <= -32000:
+            link.jsonrpc = link.jsonrpc or code
+
+    errno_value = safe_getattr(exc, "errno")
+    name = _errno_name(errno_value)
+    if name is None:
+        winerror = safe_getattr(exc, "winerror")
+        if isinstance(winerror, int) and not isinstance(winerror, bool):
+            name = R.WINERROR.get(winerror)
+    if name is not None:
+        link.errno_name = name
+
+    for attr in R.SQLSTATE_ATTRIBUTES:
+        value = safe_getattr(exc, attr)
+        if isinstance(value, str) and len(value) == 5:
+            link.sqlstate = value.upper()
+            break
+
+    if facts.retry_after is None:
+        facts.retry_after = _retry_after_from_headers(headers)
+        if facts.retry_after is None:
+            facts.retry_after = parse_retry_after(safe_getattr(exc, "retry_after"))
+
+    try:
+        message = str(exc)
+    except Exception:  # noqa: BLE001 - a broken __str__ must not break detection
+        message = ""
+    if len(message) > R.WINDOW_CHARS:
+        message = message[: R.WINDOW_CHARS]
+    link.message = f"{qualname}: {message}" if message else qualname
+    return link
+
+
+def read_exception(exc: BaseException) -> ExceptionFacts:
+    """Everything toolerr reads from an exception and its chain (``__cause__``,
+    ``__context__``, ``reason``, exception arguments), bounded in depth and size."""
+    facts = ExceptionFacts()
+    seen: set[int] = set()
+    queue: list[tuple[BaseException, int]] = [(exc, 0)]
+    while queue and len(facts.links) < _MAX_LINKS:
+        current, depth = queue.pop(0)
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        facts.links.append(_read_link(current, facts))
+        if depth >= R.MAX_CHAIN_DEPTH:
+            continue
+        nexts: list[Any] = [safe_getattr(current, attr) for attr in R.CHAIN_ATTRIBUTES]
+        args = safe_getattr(current, "args")
+        if isinstance(args, tuple):
+            nexts.extend(args[:4])
+        for nxt in nexts:
+            if isinstance(nxt, BaseException) and id(nxt) not in seen:
+                queue.append((nxt, depth + 1))
+    return facts

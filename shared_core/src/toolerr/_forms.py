@@ -1,0 +1,191 @@
+"""Delivery forms C0-C4 and abstract over the neutral conversation (DELIVERY.md section 4).
+
+Pure functions: the input list and its messages are never modified. Messages that do not
+change are returned as the very same objects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ._render import has_note
+from ._types import Form, Kind, Message, ToolCall, Verdict, content_text
+
+
+@dataclass(frozen=True)
+class ExchangeResult:
+    """One tool result of the decision step, paired with its call (``None`` when orphan)."""
+
+    index: int
+    message: Message
+    call: ToolCall | None
+    call_index: int | None = None
+    """Position of the call in the assistant message's ``tool_calls``."""
+
+    @property
+    def name(self) -> str:
+        if self.message.name:
+            return self.message.name
+        return self.call.name if self.call is not None else "unknown_tool"
+
+    @property
+    def arguments(self) -> Any:
+        return self.call.arguments if self.call is not None else None
+
+    @property
+    def raw_arguments(self) -> str | None:
+        return self.call.raw_arguments if self.call is not None else None
+
+
+@dataclass(frozen=True)
+class DecisionStep:
+    """The last assistant message and the tool results that follow it."""
+
+    assistant_index: int
+    results: tuple[ExchangeResult, ...]
+    rewritten: bool
+    """A toolerr note already sits after the exchange: applying a form again changes nothing."""
+
+
+def pair_results(messages: Sequence[Message], assistant_index: int) -> tuple[ExchangeResult, ...]:
+    """Tool results after ``assistant_index`` paired with the assistant's calls.
+
+    By call id first (duplicate ids are consumed in order), then, for results without an
+    id, with the first unpaired call in order. A result that matches no call is an orphan.
+    """
+    calls = list(messages[assistant_index].tool_calls)
+    used = [False] * len(calls)
+    paired: list[ExchangeResult] = []
+    for index in range(assistant_index + 1, len(messages)):
+        message = messages[index]
+        if message.role == "assistant":
+            break
+        if message.role != "tool":
+            continue
+        match: int | None = None
+        if message.tool_call_id is not None:
+            match = next(
+                (i for i, call in enumerate(calls) if not used[i] and call.id == message.tool_call_id), None
+            )
+        else:
+            match = next((i for i in range(len(calls)) if not used[i]), None)
+        if match is not None:
+            used[match] = True
+        paired.append(ExchangeResult(index, message, calls[match] if match is not None else None, match))
+    return tuple(paired)
+
+
+def find_decision_step(messages: Sequence[Message]) -> DecisionStep | None:
+    """The decision step's exchange, or ``None`` when the conversation has none
+    (no assistant message, or no tool result after the last one)."""
+    assistant_index = next(
+        (i for i in range(len(messages) - 1, -1, -1) if messages[i].role == "assistant"), None
+    )
+    if assistant_index is None:
+        return None
+    results = pair_results(messages, assistant_index)
+    if not results:
+        return None
+    rewritten = any(
+        m.role == "user" and has_note(content_text(m.content)) for m in messages[assistant_index + 1 :]
+    )
+    return DecisionStep(assistant_index, results, rewritten)
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """What to deliver for one failed result: set by the layer from verdict, ledger and policy."""
+
+    result: ExchangeResult
+    verdict: Verdict
+    kind: Kind | None
+    guidance: str | None
+    note: str | None
+    """The full note (runtime note, abstract description or loop note) for C2-C4/abstract."""
+    suffix: str | None
+    """What C1 appends to the tool message after a line break (guidance, or loop reason and guidance)."""
+
+    @property
+    def actionable(self) -> bool:
+        return self.note is not None or self.suffix is not None
+
+
+def _append_text(content: Any, text: str, separator: str) -> Any:
+    """Content with ``separator + text`` appended; ``None`` when it cannot be appended
+    without changing the content's type (then the caller leaves it as it is)."""
+    if isinstance(content, str):
+        return content + separator + text
+    if isinstance(content, list):
+        return [*content, {"type": "text", "text": text}]
+    return None
+
+
+def _ends_with(content: Any, text: str) -> bool:
+    return content_text(content).endswith(text)
+
+
+def apply_form(
+    messages: Sequence[Message], step: DecisionStep, deliveries: Sequence[Delivery], form: Form
+) -> tuple[list[Message], set[int]]:
+    """Apply ``form`` to the decision step. Returns the new list and the indices (in the
+    input) of the results whose delivery changed the conversation."""
+    out = list(messages)
+    active = [d for d in deliveries if d.actionable]
+    if form == "c0" or not active or step.rewritten:
+        return out, set()
+
+    if form == "c1":
+        changed: set[int] = set()
+        for delivery in active:
+            message = delivery.result.message
+            if delivery.suffix is None or _ends_with(message.content, delivery.suffix):
+                continue
+            content = _append_text(message.content, delivery.suffix, "\n")
+            if content is None:
+                continue
+            out[delivery.result.index] = replace(message, content=content)
+            changed.add(delivery.result.index)
+        return out, changed
+
+    notes = "\n\n".join(d.note for d in active if d.note)
+    if not notes:
+        return out, set()
+    touched = {d.result.index for d in active}
+
+    if form == "c3":
+        last_result = max(r.index for r in step.results)
+        user_index = next(
+            (i for i in range(step.assistant_index + 1, len(out)) if out[i].role == "user"), None
+        )
+        if user_index is not None:
+            content = _append_text(out[user_index].content, notes, "\n\n")
+            if content is not None:
+                out[user_index] = replace(out[user_index], content=content)
+                return out, touched
+        out.insert(last_result + 1, Message(role="user", content=notes))
+        return out, touched
+
+    # c2, c4, abstract: the failed calls and their results are removed, pairs kept intact.
+    removed_results = touched
+    removed_calls = {d.result.call_index for d in active if d.result.call_index is not None}
+    assistant = out[step.assistant_index]
+    kept_calls = tuple(c for i, c in enumerate(assistant.tool_calls) if i not in removed_calls)
+    new_out: list[Message] = []
+    for index, message in enumerate(out):
+        if index in removed_results:
+            continue
+        if index == step.assistant_index and len(kept_calls) != len(assistant.tool_calls):
+            if not kept_calls and not content_text(assistant.content).strip():
+                continue
+            new_out.append(replace(assistant, tool_calls=kept_calls))
+            continue
+        new_out.append(message)
+    if form == "c2" and new_out and new_out[-1].role == "user":
+        content = _append_text(new_out[-1].content, notes, "\n\n")
+        if content is not None:
+            new_out[-1] = replace(new_out[-1], content=content)
+            return new_out, touched
+    new_out.append(Message(role="user", content=notes))
+    return new_out, touched

@@ -1,0 +1,821 @@
+"""The per-run ledger of failed tool calls: repeats, reworded repeats, cycles (DELIVERY.md section 5).
+
+A :class:`FailureLedger` is fed every executed call of one run with :meth:`FailureLedger.record`
+(after its result is known) and asked about a call that is about to run with
+:meth:`FailureLedger.check`. It reports
+
+* **exact** repeats: the same tool and the same surface form of the arguments (the text the
+  model wrote) as a failed call;
+* **canonical** repeats: the same tool and the same :func:`canonical_arguments` (key order,
+  white space, quoting and number formats do not matter);
+* **same family** repeats: the same tool failing with the same error family
+  (:attr:`toolerr.Verdict.family`) with reworded arguments;
+* **cycles**: the recent call sequence ends with a period of 2 to ``max_cycle_len`` calls
+  repeated twice (``A B A B``, ``A B C A B C``) that contains a failing call.
+
+Counting conventions (all per canonical call ``(tool, canonical arguments)``):
+
+* ``step`` counts the calls recorded, the first recorded call is step 1.
+* :attr:`FailedCall.count` is the number of failures of that call since its last success
+  (a success of the same canonical call clears its entry).
+* Retry budget ``B`` (default 3): after ``n`` failures an identical call is retry number
+  ``n``. Retries ``1..B`` of a transient failure are allowed (``retry_allowed``: attempts
+  2 to ``B + 1``); retry ``B + 1`` (attempt ``B + 2``) is over the budget
+  (``budget_exhausted``, a loop). Equivalently, once a transient call has failed ``B + 1``
+  times its failure counts as unrecoverable: :meth:`FailureLedger.effective_kind` (called
+  *after* :meth:`FailureLedger.record` of that failure) answers ``"unrecoverable"`` and
+  :meth:`FailureLedger.banned_calls` bans it. Budget 0: no retry at all.
+* A same-family repeat is a loop from the second reworded repeat on: when the
+  ``(tool, family)`` pair has already failed at least twice (``family_count >= 2``) with a
+  non-transient kind. A success of the tool (any arguments) resets its family counts: the
+  model recovered. The family of a call is known only from its result, so ``check()``
+  reports same-family repeats only when given ``family=``; ``record()`` passes its verdict's.
+* A cycle counts only when one of its calls' latest result is a failure that is not a
+  transient one within its budget (a retry/wait pattern is not a loop).
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import hashlib
+import json
+import math
+import re
+import threading
+from collections import OrderedDict, deque
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from itertools import islice
+from typing import Any, Literal
+
+from ._types import Kind, LoopAction, Verdict
+
+__all__ = [
+    "FailedCall",
+    "FailureLedger",
+    "LoopDecision",
+    "RepeatReport",
+    "canonical_arguments",
+    "decide_loop",
+    "exact_arguments",
+]
+
+# -- canonical arguments --------------------------------------------------------------
+
+_MAX_CANONICAL = 4096
+"""Longest canonical text kept as is; longer ones keep a prefix and a SHA-256 of the whole."""
+_CANONICAL_PREFIX = 3000
+_MAX_DEPTH = 64
+_MAX_NODES = 20_000
+"""Values visited per call; beyond it the rest is summarised (bounded work on huge inputs)."""
+_MAX_INT_BITS = 12_000
+"""Integers longer than this (about 3,600 digits) are hashed rather than printed."""
+_MAX_LITERAL = 20_000
+"""Longest raw text tried as a Python literal (``{'a': 'x'}``)."""
+_MAX_REPR = 200
+
+
+class _Text:
+    """A raw argument text that is neither JSON nor a Python literal."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+def _norm_space(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _int_text(value: int) -> str:
+    if value.bit_length() > _MAX_INT_BITS:
+        size = (value.bit_length() + 8) // 8
+        digest = hashlib.sha256(value.to_bytes(size, "big", signed=True)).hexdigest()
+        return f"#int:{digest}"
+    return str(value)
+
+
+def _float_text(value: float) -> str:
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value.is_integer():
+        return _int_text(int(value))
+    return repr(value)
+
+
+def _decimal_text(value: Decimal) -> str:
+    if value.is_nan():
+        return "NaN"
+    if value.is_infinite():
+        return "-Infinity" if value.is_signed() else "Infinity"
+    if value.adjusted() > 3000:
+        return "#dec:" + str(value.normalize())
+    if value == value.to_integral_value():
+        return _int_text(int(value))
+    return _float_text(float(value))
+
+
+def _safe_repr(value: Any) -> str:
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - a broken __repr__ must not break the ledger
+        return f"<{type(value).__name__}>"
+    return _norm_space(text[: _MAX_REPR * 4])[:_MAX_REPR]
+
+
+def _key_text(key: Any) -> str:
+    """A dict key as JSON would write it (so a JSON round trip keeps it), white space normalised."""
+    if isinstance(key, str):
+        return _norm_space(key)
+    if key is None:
+        return "null"
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if isinstance(key, int):
+        return _int_text(key)
+    if isinstance(key, float):
+        if math.isnan(key):
+            return "NaN"
+        if math.isinf(key):
+            return "Infinity" if key > 0 else "-Infinity"
+        return repr(key)
+    if isinstance(key, (bytes, bytearray)):
+        return _norm_space(bytes(key).decode("utf-8", "replace"))
+    return "#key:" + _safe_repr(key)
+
+
+def _str_json(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
+
+
+class _Canonicaliser:
+    __slots__ = ("budget", "path")
+
+    def __init__(self) -> None:
+        self.budget = _MAX_NODES
+        self.path: set[int] = set()
+
+    def emit(self, value: Any, depth: int) -> str:
+        self.budget -= 1
+        if self.budget < 0:
+            return "#more"
+        if value is None:
+            return "null"
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, int):
+            return _int_text(value)
+        if isinstance(value, float):
+            return _float_text(value)
+        if isinstance(value, str):
+            return _str_json(_norm_space(value))
+        if isinstance(value, _Text):
+            return _str_json(_norm_space(value.text))
+        if isinstance(value, Decimal):
+            return _decimal_text(value)
+        if isinstance(value, (bytes, bytearray, memoryview)):
+            return _str_json(_norm_space(bytes(value).decode("utf-8", "replace")))
+        if isinstance(value, Mapping):
+            return self._container(value, depth, self._mapping)
+        if isinstance(value, (list, tuple)):
+            return self._container(value, depth, self._sequence)
+        if isinstance(value, (set, frozenset)):
+            return self._container(value, depth, self._set)
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            fields = {f.name: getattr(value, f.name, None) for f in dataclasses.fields(value)}
+            return self._container(value, depth, lambda _v, d: self._mapping(fields, d))
+        return "#obj:" + _str_json(f"{type(value).__name__}:{_safe_repr(value)}")
+
+    def _container(self, value: Any, depth: int, body: Any) -> str:
+        key = id(value)
+        if key in self.path:
+            return "#cycle"
+        if depth >= _MAX_DEPTH:
+            return "#deep"
+        self.path.add(key)
+        try:
+            text: str = body(value, depth + 1)
+        finally:
+            self.path.discard(key)
+        return text
+
+    def _room(self) -> int:
+        return max(self.budget, 0) + 1
+
+    def _mapping(self, value: Mapping[Any, Any], depth: int) -> str:
+        pairs = [(_key_text(k), self.emit(v, depth)) for k, v in islice(value.items(), self._room())]
+        pairs.sort()
+        more = f",#len:{len(value)}" if len(pairs) < len(value) else ""
+        return "{" + ",".join(f"{_str_json(k)}:{v}" for k, v in pairs) + more + "}"
+
+    def _sequence(self, value: list[Any] | tuple[Any, ...], depth: int) -> str:
+        items = [self.emit(v, depth) for v in islice(value, self._room())]
+        if len(items) < len(value):
+            items.append(f"#len:{len(value)}")
+        return "[" + ",".join(items) + "]"
+
+    def _set(self, value: set[Any] | frozenset[Any], depth: int) -> str:
+        items = sorted(self.emit(v, depth) for v in islice(value, self._room()))
+        return "[" + ",".join(items) + "]"
+
+
+_MISSING: Any = object()
+_STR_ESCAPES = frozenset("\n\r\\'\"abfnrtv01234567xNuU")
+_BYTES_ESCAPES = frozenset("\n\r\\'\"abfnrtv01234567x")
+_NUMBER = re.compile(
+    r"0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+|(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][+-]?\d[\d_]*)?[jJ]?"
+)
+
+
+def _literal_source(text: str) -> str | None:
+    """``text`` made safe for :func:`ast.literal_eval`, or ``None`` when it is not worth trying.
+
+    The parser warns (``SyntaxWarning``/``DeprecationWarning``) on invalid escape sequences
+    and on numbers glued to names; suppressing warnings is process-wide and not thread-safe,
+    so instead invalid escapes get their backslash doubled (the value Python gives them) and
+    glued numbers, raw strings and f-strings make the text count as plain text.
+    """
+    if len(text) > _MAX_LITERAL or text[0] not in "{[(" or text[-1] not in "}])":
+        return None
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c in "'\"":
+            j = i
+            while j > 0 and text[j - 1].isalpha():
+                j -= 1
+            prefix = text[j:i].lower()
+            if "r" in prefix or "f" in prefix:
+                return None
+            valid = _BYTES_ESCAPES if "b" in prefix else _STR_ESCAPES
+            quote = text[i : i + 3] if text[i : i + 3] in ("'''", '"""') else c
+            out.append(quote)
+            i += len(quote)
+            while i < n and not text.startswith(quote, i):
+                ch = text[i]
+                if ch == "\\" and i + 1 < n:
+                    nxt = text[i + 1]
+                    if nxt in valid:
+                        out.append(text[i : i + 2])
+                    else:
+                        out.append("\\\\" + nxt)
+                    i += 2
+                    continue
+                out.append(ch)
+                i += 1
+            if i >= n:
+                return None
+            out.append(quote)
+            i += len(quote)
+            continue
+        if (c.isdigit() or (c == "." and i + 1 < n and text[i + 1].isdigit())) and (
+            i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")
+        ):
+            match = _NUMBER.match(text, i)
+            end = match.end() if match else i + 1
+            if end < n and (text[end].isalnum() or text[end] == "_"):
+                return None
+            out.append(text[i:end])
+            i = end
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def _parse_top(arguments: Any) -> Any:
+    """The top-level arguments as a value: raw text parsed as JSON, else as a Python literal."""
+    if arguments is None:
+        return {}
+    if isinstance(arguments, (bytes, bytearray)):
+        arguments = bytes(arguments).decode("utf-8", "replace")
+    if not isinstance(arguments, str):
+        return arguments
+    text = arguments.strip()
+    if not text:
+        return {}
+    value = _MISSING
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        source = _literal_source(text)
+        if source is not None:
+            try:
+                value = ast.literal_eval(source)
+            except Exception:  # noqa: BLE001 - any parser failure means "not a literal"
+                value = _MISSING
+    if value is _MISSING:
+        return _Text(text)
+    if value is None:
+        return {}
+    return value
+
+
+def canonical_arguments(arguments: Any) -> str:
+    """A canonical text of a call's arguments: trivially different spellings compare equal.
+
+    Dict keys sorted (recursively); numbers normalised (``1.0`` and ``1e0`` are ``1``; a
+    string ``"1"`` stays a string); strings with white space normalised (stripped, runs
+    of white space made one space); a top-level string is the raw argument text and is
+    parsed first, as JSON, else as a Python literal (``{'a': 'x'}`` equals ``{"a": "x"}``),
+    else normalised as text; ``None``, ``""`` and ``{}`` are equal; tuples are lists and
+    sets sorted lists. Never raises: cycles, NaN, huge numbers and arbitrary objects are
+    handled with bounded work; a text over 4 KB keeps a prefix and a SHA-256 of the whole.
+    """
+    try:
+        text = _Canonicaliser().emit(_parse_top(arguments), 0)
+    except Exception:  # noqa: BLE001 - never raises: an unrepresentable value equals nothing else
+        text = f"#unrepresentable:{type(arguments).__name__}:{id(arguments)}"
+    if len(text) > _MAX_CANONICAL:
+        text = f"{text[:_CANONICAL_PREFIX]}…#sha256:{_sha(text)}"
+    return text
+
+
+def exact_arguments(arguments: Any, raw: str | None = None) -> str:
+    """The exact surface form of a call's arguments: ``raw`` (the text the model wrote)
+    when given; else a string argument as it is (it is the unparsed raw text); else
+    ``json.dumps(arguments, ensure_ascii=False)`` (dicts in their order). Never raises."""
+    if raw is not None:
+        return raw if isinstance(raw, str) else _safe_repr(raw)
+    if isinstance(arguments, str):
+        return arguments
+    try:
+        return json.dumps(arguments, ensure_ascii=False)
+    except Exception:  # noqa: BLE001 - odd arguments (cycles, objects, broken mappings) must not raise
+        pass
+    try:
+        return json.dumps(arguments, ensure_ascii=False, default=_safe_repr)
+    except Exception:  # noqa: BLE001
+        return _safe_repr(arguments)
+
+
+# -- reports ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FailedCall:
+    """A failed call in the ledger (the latest failure of its canonical call)."""
+
+    name: str
+    arguments: Any
+    exact: str
+    canonical: str
+    kind: Kind
+    family: str | None
+    step: int
+    """The step of the latest failure (1 = the first call recorded)."""
+    call_id: str | None
+    count: int
+    """Times this canonical call failed since its last success."""
+
+    @property
+    def signature(self) -> str:
+        return f"{self.name}({self.canonical})"
+
+
+@dataclass(frozen=True)
+class RepeatReport:
+    """What a call is with respect to the failed calls before it."""
+
+    exact: bool = False
+    """Identical surface form to a failed call of the same tool."""
+    canonical: bool = False
+    """Same tool and canonical arguments as a failed call."""
+    same_family: bool = False
+    """Same (tool, error family) as an earlier failure, with arguments not canonical-equal."""
+    cycle: tuple[str, ...] | None = None
+    """The repeating period as signatures ``name(canonical)``, when the call sequence ends
+    with it repeated twice and it holds a failing call."""
+    previous: FailedCall | None = None
+    """The failed call this repeats: the canonical match, else the family's latest failure."""
+    retry_allowed: bool = False
+    """An identical retry of a transient failure within the retry budget: the correct action."""
+    budget_exhausted: bool = False
+    """An identical retry of a transient failure beyond the retry budget."""
+    family_count: int = 0
+    """Failures of the same (tool, family) before this call (set when ``same_family``)."""
+
+    @property
+    def is_repeat(self) -> bool:
+        return self.exact or self.canonical
+
+    @property
+    def is_loop(self) -> bool:
+        return _loop_cause(self, self.previous.kind if self.previous is not None else None) is not None
+
+
+_LoopCause = Literal["repeat", "budget", "cycle", "family"]
+
+
+def _loop_cause(report: RepeatReport, kind: Kind | None) -> _LoopCause | None:
+    if report.is_repeat and report.budget_exhausted:
+        return "budget"
+    if report.is_repeat and kind is not None and kind != "transient":
+        return "repeat"
+    if report.cycle is not None:
+        return "cycle"
+    if report.same_family and kind is not None and kind != "transient" and report.family_count >= 2:
+        return "family"
+    return None
+
+
+_NO_REPEAT = RepeatReport()
+
+
+# -- the ledger ------------------------------------------------------------------------
+
+
+class _Entry:
+    __slots__ = ("arguments", "call_id", "canonical", "count", "exacts", "family", "kind", "name", "step")
+
+    def __init__(self, name: str, canonical: str) -> None:
+        self.name = name
+        self.canonical = canonical
+        self.arguments: Any = None
+        self.exacts: dict[str, None] = {}
+        self.kind: Kind = "ambiguous"
+        self.family: str | None = None
+        self.step = 0
+        self.call_id: str | None = None
+        self.count = 0
+
+    def frozen(self, exact: str | None = None) -> FailedCall:
+        if exact is None:
+            exact = next(reversed(self.exacts)) if self.exacts else ""
+        return FailedCall(
+            name=self.name,
+            arguments=self.arguments,
+            exact=exact,
+            canonical=self.canonical,
+            kind=self.kind,
+            family=self.family,
+            step=self.step,
+            call_id=self.call_id,
+            count=self.count,
+        )
+
+
+@dataclass
+class _Family:
+    count: int
+    latest: FailedCall
+
+
+_Signature = tuple[str, str]
+
+
+def _int_option(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+    if value < 0:
+        raise ValueError(f"{name} must be >= 0, got {value}")
+    return value
+
+
+def _check_name(name: Any) -> None:
+    if not isinstance(name, str):
+        raise TypeError(f"tool name must be a str, not {type(name).__name__}")
+
+
+def _primitive(pattern: list[_Signature]) -> bool:
+    """A period that is not itself a repetition of a shorter one (``A A`` is period 1)."""
+    p = len(pattern)
+    return all(pattern != pattern[:d] * (p // d) for d in range(1, p) if p % d == 0)
+
+
+def _cap(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+class FailureLedger:
+    """The failed calls of one run, for repeat and loop detection. Thread-safe.
+
+    Memory is bounded: at most ``history`` recent call signatures (for cycles), at most
+    ``max_failures`` failure entries (the least recently failed dropped), at most 16 surface
+    forms per entry, and bounded family counters.
+    """
+
+    MAX_EXACTS = 16
+    MAX_TOOLS = 1000
+    MAX_FAMILIES_PER_TOOL = 64
+
+    def __init__(
+        self, retry_budget: int = 3, max_cycle_len: int = 3, history: int = 64, *, max_failures: int = 1000
+    ) -> None:
+        self.retry_budget = _int_option("retry_budget", retry_budget)
+        self.max_cycle_len = _int_option("max_cycle_len", max_cycle_len)
+        self.history = _int_option("history", history)
+        self.max_failures = _int_option("max_failures", max_failures)
+        self._lock = threading.Lock()
+        self._entries: OrderedDict[_Signature, _Entry] = OrderedDict()
+        self._families: OrderedDict[str, OrderedDict[str, _Family]] = OrderedDict()
+        # (name, canonical, failed-for-cycles): a failure that is not a transient within budget
+        self._recent: deque[tuple[str, str, bool]] = deque(maxlen=self.history)
+        self._step = 0
+        self._dropped = 0
+
+    def __repr__(self) -> str:
+        return (
+            f"FailureLedger(step={self._step}, failures={len(self._entries)}, "
+            f"retry_budget={self.retry_budget})"
+        )
+
+    @property
+    def step(self) -> int:
+        """Calls recorded so far."""
+        return self._step
+
+    # -- queries -------------------------------------------------------------------
+
+    def check(
+        self, name: str, arguments: Any, raw: str | None = None, *, family: str | None = None
+    ) -> RepeatReport:
+        """What this call would be, before executing it. Pure: the ledger does not change.
+
+        ``family``: the error family the call failed with, when known (``record`` passes its
+        verdict's); without it same-family repeats cannot be told and are not reported.
+        """
+        _check_name(name)
+        canonical = canonical_arguments(arguments if arguments is not None or raw is None else raw)
+        exact = exact_arguments(arguments, raw)
+        with self._lock:
+            return self._report(name, canonical, exact, family)
+
+    def _report(self, name: str, canonical: str, exact: str, family: str | None) -> RepeatReport:
+        cycle = self._cycle((name, canonical))
+        entry = self._entries.get((name, canonical))
+        if entry is not None:
+            transient = entry.kind == "transient"
+            is_exact = exact in entry.exacts
+            return RepeatReport(
+                exact=is_exact,
+                canonical=True,
+                cycle=cycle,
+                previous=entry.frozen(exact if is_exact else None),
+                retry_allowed=transient and entry.count <= self.retry_budget,
+                budget_exhausted=transient and entry.count > self.retry_budget,
+            )
+        if family is not None:
+            families = self._families.get(name)
+            fam = families.get(family) if families is not None else None
+            if fam is not None:
+                return RepeatReport(
+                    same_family=True, cycle=cycle, previous=fam.latest, family_count=fam.count
+                )
+        if cycle is not None:
+            return RepeatReport(cycle=cycle)
+        return _NO_REPEAT
+
+    def _cycle(self, candidate: _Signature) -> tuple[str, ...] | None:
+        recent = self._recent
+        n = len(recent)
+        for period in range(2, self.max_cycle_len + 1):
+            size = 2 * period - 1
+            if n < size:
+                break
+            window = [recent[i - size] for i in range(size)]
+            calls: list[_Signature] = [(w[0], w[1]) for w in window]
+            calls.append(candidate)
+            pattern = calls[period:]
+            if calls[:period] != pattern or not _primitive(pattern):
+                continue
+            # each position's latest recorded status; the candidate's position from the first round
+            failing = window[period - 1][2] or any(window[period + i][2] for i in range(period - 1))
+            if failing:
+                return tuple(f"{call_name}({canon})" for call_name, canon in pattern)
+        return None
+
+    def effective_kind(self, name: str, arguments: Any, verdict: Verdict) -> Kind | None:
+        """The kind to act on for this failure: ``"unrecoverable"`` for a transient failure of
+        a call that has now failed more than ``retry_budget`` times (the first attempt and
+        every allowed retry failed); else ``verdict.kind``.
+
+        Call it after :meth:`record` of the failure being classified (its count includes
+        it); a call the ledger does not hold counts as failed once.
+        """
+        _check_name(name)
+        if not isinstance(verdict, Verdict):
+            raise TypeError(f"verdict must be a toolerr.Verdict, not {type(verdict).__name__}")
+        if not verdict.failed or verdict.kind != "transient":
+            return verdict.kind
+        canonical = canonical_arguments(arguments)
+        with self._lock:
+            entry = self._entries.get((name, canonical))
+            count = entry.count if entry is not None else 1
+        return "unrecoverable" if count > self.retry_budget else "transient"
+
+    @property
+    def failures(self) -> tuple[FailedCall, ...]:
+        """The current failed calls, least recently failed first."""
+        with self._lock:
+            return tuple(entry.frozen() for entry in self._entries.values())
+
+    def banned_calls(self) -> list[FailedCall]:
+        """Failed calls whose exact strings a decoder should ban: every surface form of a
+        failed fixable, unrecoverable or ambiguous call, and of a transient one once its
+        budget is exhausted (``count > retry_budget``). One item per surface form."""
+        with self._lock:
+            return [
+                entry.frozen(exact)
+                for entry in self._entries.values()
+                if entry.kind != "transient" or entry.count > self.retry_budget
+                for exact in entry.exacts
+            ]
+
+    def snapshot(self) -> dict[str, Any]:
+        """A JSON-able summary (long texts cut) for records and logs."""
+        with self._lock:
+            return {
+                "step": self._step,
+                "retry_budget": self.retry_budget,
+                "max_cycle_len": self.max_cycle_len,
+                "history": self.history,
+                "dropped": self._dropped,
+                "failures": [
+                    {
+                        "name": entry.name,
+                        "exact": _cap(next(reversed(entry.exacts), "")),
+                        "canonical": _cap(entry.canonical),
+                        "kind": entry.kind,
+                        "family": entry.family,
+                        "step": entry.step,
+                        "call_id": entry.call_id,
+                        "count": entry.count,
+                        "forms": len(entry.exacts),
+                    }
+                    for entry in self._entries.values()
+                ],
+                "recent": [
+                    {"call": _cap(f"{name}({canonical})", 120), "failed": failed}
+                    for name, canonical, failed in self._recent
+                ],
+            }
+
+    # -- updates -------------------------------------------------------------------
+
+    def record(
+        self,
+        name: str,
+        arguments: Any,
+        verdict: Verdict | None,
+        *,
+        raw: str | None = None,
+        call_id: str | None = None,
+    ) -> RepeatReport:
+        """Record an executed call and its result; returns the report :meth:`check` would
+        have given before recording (with the verdict's family, for same-family repeats).
+
+        ``verdict`` ``None`` or not failed is a success: it clears the failure entry of the
+        same canonical call and the tool's family counts.
+        """
+        _check_name(name)
+        if verdict is not None and not isinstance(verdict, Verdict):
+            raise TypeError(f"verdict must be a toolerr.Verdict or None, not {type(verdict).__name__}")
+        failed = verdict is not None and verdict.failed
+        family = verdict.family if verdict is not None and failed else None
+        canonical = canonical_arguments(arguments if arguments is not None or raw is None else raw)
+        exact = exact_arguments(arguments, raw)
+        key = (name, canonical)
+        with self._lock:
+            report = self._report(name, canonical, exact, family)
+            self._step += 1
+            if verdict is None or not verdict.failed:
+                self._entries.pop(key, None)
+                self._families.pop(name, None)
+                self._recent.append((name, canonical, False))
+                return report
+            entry = self._entries.get(key)
+            if entry is None:
+                entry = self._entries[key] = _Entry(name, canonical)
+                while len(self._entries) > self.max_failures:
+                    self._entries.popitem(last=False)
+                    self._dropped += 1
+            else:
+                self._entries.move_to_end(key)
+            entry.arguments = arguments
+            entry.exacts.pop(exact, None)
+            entry.exacts[exact] = None
+            while len(entry.exacts) > self.MAX_EXACTS:
+                del entry.exacts[next(iter(entry.exacts))]
+            entry.kind = verdict.kind or "ambiguous"
+            entry.family = family
+            entry.step = self._step
+            entry.call_id = call_id
+            entry.count += 1
+            if family is not None:
+                self._count_family(name, family, entry.frozen(exact))
+            counts = entry.kind != "transient" or entry.count > self.retry_budget
+            self._recent.append((name, canonical, counts))
+            return report
+
+    def _count_family(self, name: str, family: str, latest: FailedCall) -> None:
+        families = self._families.get(name)
+        if families is None:
+            families = self._families[name] = OrderedDict()
+            while len(self._families) > self.MAX_TOOLS:
+                self._families.popitem(last=False)
+        else:
+            self._families.move_to_end(name)
+        state = families.get(family)
+        if state is None:
+            families[family] = _Family(1, latest)
+            while len(families) > self.MAX_FAMILIES_PER_TOOL:
+                families.popitem(last=False)
+        else:
+            state.count += 1
+            state.latest = latest
+            families.move_to_end(family)
+
+    def reset(self) -> None:
+        """Forget everything (a new run)."""
+        with self._lock:
+            self._entries.clear()
+            self._families.clear()
+            self._recent.clear()
+            self._step = 0
+            self._dropped = 0
+
+
+# -- loop policy -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LoopDecision:
+    """What to do about a call given its repeat report and the policy's loop action."""
+
+    action: Literal["allow", "note", "block", "stop"]
+    reason: str
+    """A short runtime sentence for the model; it never quotes the call's arguments."""
+    report: RepeatReport
+
+
+_LOOP_ACTIONS = ("note", "block", "stop")
+
+
+def _display_name(name: str) -> str:
+    cleaned = "".join(ch for ch in name if ch.isprintable())
+    return _cap(cleaned, 80) or "the tool"
+
+
+def _cycle_names(cycle: tuple[str, ...]) -> str:
+    return ", ".join(_display_name(sig.split("(", 1)[0]) for sig in cycle)
+
+
+def decide_loop(
+    report: RepeatReport, *, loop_action: LoopAction, previous_kind: Kind | None = None
+) -> LoopDecision:
+    """The policy's answer for one call.
+
+    ``allow`` when the call is not a loop (a transient retry within the budget is allowed);
+    on a loop, ``note`` and ``stop`` as the loop action says, and ``block`` only for an
+    identical (exact or canonical) repeat of a failed non-transient call or of a transient
+    one over its budget (other loops get ``note``). ``previous_kind`` overrides the kind of
+    the repeated failure (e.g. its :meth:`FailureLedger.effective_kind`).
+    """
+    if loop_action not in _LOOP_ACTIONS:
+        raise ValueError(f"loop_action must be one of {', '.join(_LOOP_ACTIONS)}, got {loop_action!r}")
+    if not isinstance(report, RepeatReport):
+        raise TypeError(f"report must be a RepeatReport, not {type(report).__name__}")
+    previous = report.previous
+    kind = previous_kind if previous_kind is not None else previous.kind if previous is not None else None
+    name = _display_name(previous.name) if previous is not None else "the tool"
+    cause = _loop_cause(report, kind)
+    if cause is None:
+        if report.retry_allowed:
+            reason = f"{name} failed with a temporary error; retrying the same call is expected."
+        else:
+            reason = "This call does not repeat a failed call."
+        return LoopDecision("allow", reason, report)
+    count = previous.count if previous is not None else 0
+    if cause == "budget":
+        reason = (
+            f"{name} was already called with these arguments and failed {count} times with a temporary "
+            "error; the retry budget is used up, so the failure now counts as unrecoverable."
+        )
+    elif cause == "repeat":
+        times = "" if count <= 1 else f" {count} times"
+        reason = (
+            f"{name} was already called with these arguments and failed{times} ({kind}); "
+            "the same call will fail again."
+        )
+    elif cause == "cycle":
+        reason = f"The last calls repeat a cycle ({_cycle_names(report.cycle or ())}) that keeps failing."
+    else:
+        family = previous.family if previous is not None else None
+        what = f"the same error ({_cap(family, 60)})" if family else "the same error"
+        reason = f"{name} keeps failing with {what} even with changed arguments."
+    if loop_action == "block":
+        action: Literal["note", "block", "stop"] = "block" if cause in ("repeat", "budget") else "note"
+    else:
+        action = loop_action
+    return LoopDecision(action, reason, report)

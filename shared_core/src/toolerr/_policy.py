@@ -1,0 +1,108 @@
+"""The policy: what the user configures (detection itself is always on)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from ._render import DEFAULT_MAX_ERROR_CHARS
+from ._types import FORMS, Form, LoopAction, ToolSafety, Verdict
+
+_LOOP_ACTIONS = ("note", "block", "stop")
+_SAFETIES = ("read_only", "idempotent", "unsafe")
+
+
+@dataclass(frozen=True)
+class Policy:
+    """How toolerr delivers failures.
+
+    ``form``: ``c0`` (detect and record only), ``c1``, ``c2``, ``c3`` (default, the
+    measured aggregate best), ``c4`` or ``abstract``. ``retry_budget``: exact retries of a
+    transient failure that count as correct before it counts as unrecoverable.
+    ``loop_action``: ``note``, ``block`` or ``stop``. ``tool_safety``: per tool name,
+    ``read_only``, ``idempotent`` or ``unsafe``; a transient failure with an unknown
+    outcome is only called safe to retry on a read-only or idempotent tool.
+    ``max_error_chars``: cap on error text restated in a note.
+    """
+
+    form: Form = "c3"
+    retry_budget: int = 3
+    loop_action: LoopAction = "note"
+    tool_safety: Mapping[str, ToolSafety] = field(default_factory=dict)
+    max_error_chars: int = DEFAULT_MAX_ERROR_CHARS
+    client: str = "generic"
+
+    def __post_init__(self) -> None:
+        form = str(self.form).lower()
+        if form not in FORMS:
+            raise ValueError(f"unknown form {self.form!r}; expected one of {', '.join(FORMS)}")
+        object.__setattr__(self, "form", form)
+        if self.loop_action not in _LOOP_ACTIONS:
+            raise ValueError(f"unknown loop_action {self.loop_action!r}; expected note, block or stop")
+        if not isinstance(self.retry_budget, int) or self.retry_budget < 0:
+            raise ValueError("retry_budget must be a non-negative int")
+        if not isinstance(self.max_error_chars, int) or self.max_error_chars < 80:
+            raise ValueError("max_error_chars must be an int of at least 80")
+        safety = dict(self.tool_safety)
+        for tool, value in safety.items():
+            if value not in _SAFETIES:
+                raise ValueError(
+                    f"tool_safety[{tool!r}] = {value!r}; expected read_only, idempotent or unsafe"
+                )
+        object.__setattr__(self, "tool_safety", MappingProxyType(safety))
+
+    def with_tool_safety(self, safety: Mapping[str, ToolSafety]) -> Policy:
+        """A copy with more per-tool safety facts (those given explicitly by the user win)."""
+        merged: dict[str, ToolSafety] = dict(safety)
+        merged.update(self.tool_safety)
+        return dataclasses.replace(self, tool_safety=merged)
+
+    def retry_safe(self, tool: str | None, verdict: Verdict | None = None) -> bool:
+        """Whether retry guidance is safe for this tool and failure.
+
+        Always for a failure that was not executed; for an unknown outcome only when the
+        tool is declared read-only or idempotent.
+        """
+        if verdict is not None and verdict.outcome != "unknown_outcome":
+            return True
+        return tool is not None and self.tool_safety.get(tool) in ("read_only", "idempotent")
+
+    @classmethod
+    def coerce(cls, policy: Policy | None = None, **options: Any) -> Policy:
+        """A policy from an optional base and keyword overrides (the adapters' constructor args)."""
+        options = {key: value for key, value in options.items() if value is not None}
+        if policy is None:
+            return cls(**options)
+        if not isinstance(policy, Policy):
+            raise TypeError(f"policy must be a toolerr.Policy, got {type(policy).__name__}")
+        if not options:
+            return policy
+        return dataclasses.replace(policy, **options)
+
+
+def safety_from_annotations(annotations: Any) -> ToolSafety | None:
+    """Tool safety from MCP-style annotations (``readOnlyHint``, ``idempotentHint``,
+    ``destructiveHint``), given as a mapping or an object with those attributes (snake or
+    camel case). ``None`` when nothing is declared."""
+    if annotations is None:
+        return None
+
+    def read(*names: str) -> Any:
+        for name in names:
+            if isinstance(annotations, Mapping) and name in annotations:
+                return annotations[name]
+            value = getattr(annotations, name, None)
+            if value is not None:
+                return value
+        return None
+
+    if read("readOnlyHint", "read_only_hint") is True:
+        return "read_only"
+    if read("idempotentHint", "idempotent_hint") is True:
+        return "idempotent"
+    if read("readOnlyHint", "read_only_hint") is False or read("destructiveHint", "destructive_hint") is True:
+        return "unsafe"
+    return None

@@ -1,0 +1,181 @@
+"""The neutral conversation every adapter converts to and from.
+
+A conversation is a ``list[Message]``. Roles are ``system``, ``user``, ``assistant`` and
+``tool``. An assistant message may carry tool calls; a ``tool`` message is the result of
+one call (``tool_call_id``) and may carry an explicit error flag, the exception the tool
+raised and the name of the client that produced its text.
+
+Messages are frozen: the rewriting functions return new lists in which every message
+that did not change is the very same object as in the input, so an adapter can map it
+back to its framework's original object by identity.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Role = Literal["system", "user", "assistant", "tool"]
+Kind = Literal["transient", "fixable", "unrecoverable", "ambiguous"]
+Outcome = Literal["not_executed", "unknown_outcome"]
+Form = Literal["c0", "c1", "c2", "c3", "c4", "abstract"]
+LoopAction = Literal["note", "block", "stop"]
+ToolSafety = Literal["read_only", "idempotent", "unsafe"]
+
+KINDS: tuple[Kind, ...] = ("transient", "fixable", "unrecoverable", "ambiguous")
+FORMS: tuple[Form, ...] = ("c0", "c1", "c2", "c3", "c4", "abstract")
+CLIENTS: tuple[str, ...] = (
+    "generic",
+    "langchain",
+    "openai-agents",
+    "mcp",
+    "qwen-code",
+    "codex",
+    "kilo-code",
+    "opencode",
+    "cline",
+)
+
+
+def parse_arguments(raw: Any) -> Any:
+    """Arguments as the model wrote them -> parsed JSON, or the raw string if it does not parse.
+
+    Non-string values (already parsed dicts, ``None``) are returned as they are.
+    """
+    if not isinstance(raw, str):
+        return raw
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError):
+        return raw
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One call the assistant asked for.
+
+    ``arguments`` is the parsed JSON value (usually a dict) or, when the model's argument
+    text did not parse, that raw string. ``raw_arguments`` keeps the text exactly as the
+    model wrote it when the framework has it (it is what a decoder ban must match).
+    """
+
+    id: str | None
+    name: str
+    arguments: Any = field(default_factory=dict)
+    raw_arguments: str | None = None
+
+    @classmethod
+    def from_raw(cls, id: str | None, name: str, raw_arguments: str) -> ToolCall:
+        """Build a call from the argument text a model wrote (parsed when it is JSON)."""
+        return cls(id=id, name=name, arguments=parse_arguments(raw_arguments), raw_arguments=raw_arguments)
+
+
+@dataclass(frozen=True)
+class Message:
+    """One message of the neutral conversation.
+
+    ``content`` is a string, a list of content blocks (dicts with ``type`` and, for text,
+    ``text``) or any JSON value. For ``tool`` messages: ``tool_call_id`` pairs the result
+    with its call, ``name`` is the tool's name when known, ``is_error`` is the explicit flag
+    a framework set (``None`` when it has none), ``exception`` the exception object the
+    tool raised, ``client`` the client whose templates produced the text (``generic`` when
+    unknown). ``origin`` is free for adapters (the framework object this came from).
+    """
+
+    role: Role
+    content: Any = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None
+    name: str | None = None
+    is_error: bool | None = None
+    exception: BaseException | None = field(default=None, compare=False, repr=False)
+    client: str | None = None
+    origin: Any = field(default=None, compare=False, repr=False)
+    meta: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False, hash=False)
+
+    def __post_init__(self) -> None:
+        if self.role not in ("system", "user", "assistant", "tool"):
+            raise ValueError(f"unknown role {self.role!r}; expected system, user, assistant or tool")
+        calls: Any = self.tool_calls
+        if not isinstance(calls, tuple):  # a list given by the caller: keep the message hashable
+            object.__setattr__(self, "tool_calls", tuple(calls))
+
+    @property
+    def text(self) -> str:
+        """The content as text (see :func:`content_text`)."""
+        return content_text(self.content)
+
+
+def content_text(content: Any) -> str:
+    """Text of a content value: a string as is; the text of text blocks joined by newlines;
+    any other JSON value JSON-encoded. Never raises."""
+    if isinstance(content, str):
+        return content
+    if content is None:
+        return ""
+    if isinstance(content, (list, tuple)):
+        parts: list[str] = []
+        for block in content:
+            if isinstance(block, str):
+                parts.append(block)
+            elif isinstance(block, Mapping):
+                text = block.get("text")
+                if isinstance(text, str):
+                    parts.append(text)
+                elif block.get("type") in ("text", "input_text", "output_text") and text is not None:
+                    parts.append(str(text))
+                else:
+                    parts.append(_dump(block))
+            else:
+                parts.append(_dump(block))
+        return "\n".join(parts)
+    if isinstance(content, bytes):
+        return content.decode("utf-8", errors="replace")
+    return _dump(content)
+
+
+def _dump(value: Any) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False, default=repr)
+    except (TypeError, ValueError, RecursionError):
+        try:
+            return repr(value)
+        except Exception:  # noqa: BLE001 - a broken __repr__ must not break detection
+            return f"<{type(value).__name__}>"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What detection and classification say about one tool result.
+
+    ``failed``: the result says the call did not do what was asked. ``kind``: one of
+    :data:`KINDS` for a failure, ``None`` otherwise. ``detection``: the id of the rule that
+    detected the failure (``exception``, ``flag:is_error``, ``langchain:tool-error``,
+    ``generic:start:Error:`` ...). ``rule``: the id of the classification rule that decided
+    the kind (``http:429``, ``errno:EACCES``, ``exception:httpx.ReadTimeout``,
+    ``words:unrecoverable:Forbidden`` ...), ``None`` when the kind is ambiguous for want of
+    any rule. ``outcome``: for transient failures, whether the request was turned away
+    (``not_executed``) or its effect is unknown (``unknown_outcome``). ``family``: a short
+    stable name of the error family (``http.429``, ``rate_limit``, ``unknown_tool`` ...)
+    used by the ledger to spot repeats with reworded arguments. ``retry_after``: seconds,
+    when the error says. ``status``: the HTTP status (or JSON-RPC / gRPC code) found, if any.
+    """
+
+    failed: bool
+    kind: Kind | None = None
+    rule: str | None = None
+    detection: str | None = None
+    outcome: Outcome | None = None
+    family: str | None = None
+    retry_after: float | None = None
+    status: int | str | None = None
+
+    @property
+    def actionable(self) -> bool:
+        """A failure whose kind is known (not ambiguous): it gets guidance."""
+        return self.failed and self.kind in ("transient", "fixable", "unrecoverable")
+
+
+NOT_FAILED = Verdict(failed=False)
