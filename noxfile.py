@@ -25,7 +25,8 @@ TEST_TOOLS = ["pytest>=8,<10", "hypothesis>=6.100,<7", "pytest-socket>=0.7,<1"]
 # Unit tests run with sockets disabled (unix sockets stay: asyncio needs them).
 NO_NETWORK = ["--disable-socket", "--allow-unix-socket"]
 
-PACKAGE_SESSIONS = ["core"]
+PACKAGE_SESSIONS = ["core", "langchain", "openai_agents"]
+MYPY = "mypy>=1.13,<3"
 
 
 def _pytest(session: nox.Session, *paths: str, network: bool = False) -> None:
@@ -56,6 +57,29 @@ def core(session: nox.Session) -> None:
     _pytest(session, "shared_core/tests")
 
 
+def _typecheck(session: nox.Session, src: str) -> None:
+    session.install(MYPY)
+    session.run("mypy", src)
+
+
+@nox.session(python=PYTHON)
+def langchain(session: nox.Session) -> None:
+    """toolerr-langchain: the real create_agent loop with a scripted model (no network)."""
+    session.install(*TEST_TOOLS)
+    session.install("-e", "shared_core", "-e", "packages/langchain[test]")
+    _pytest(session, "packages/langchain/tests")
+    _typecheck(session, "packages/langchain/src")
+
+
+@nox.session(python=PYTHON)
+def openai_agents(session: nox.Session) -> None:
+    """toolerr-openai-agents: the real Agents SDK Runner (scripted model), a real MCP server over stdio."""
+    session.install(*TEST_TOOLS)
+    session.install("-e", "shared_core", "-e", "packages/openai-agents[test]")
+    _pytest(session, "packages/openai-agents/tests")
+    _typecheck(session, "packages/openai-agents/src")
+
+
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
     """ruff: lint and formatting."""
@@ -66,10 +90,10 @@ def lint(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def typecheck(session: nox.Session) -> None:
-    """mypy --strict on every package's src/."""
-    session.install("mypy>=1.13,<3")
+    """mypy --strict on the core's src/ (each adapter session checks its own src/ in its
+    own environment, beside its framework)."""
     session.install("-e", "shared_core")
-    session.run("mypy", "shared_core/src")
+    _typecheck(session, "shared_core/src")
 
 
 @nox.session(python=PYTHON)

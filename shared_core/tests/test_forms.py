@@ -355,3 +355,17 @@ def test_content_blocks_get_a_text_block() -> None:
         {"type": "text", "text": TRANSIENT},
         {"type": "text", "text": GUIDANCE["transient"]},
     ]
+
+
+def test_a_remembered_verdict_only_applies_to_the_same_result() -> None:
+    layer = ToolErrorLayer(form="c1")
+    from toolerr import Verdict
+
+    layer.remember("call_0", Verdict(failed=True, kind="unrecoverable", rule="exception:PermissionError"), content="boom")
+    assert layer.recall("call_0", "boom") is not None
+    # the same call id in another conversation, with another result: not inherited
+    assert layer.recall("call_0", "Paris: 12C") is None
+    out = layer.rewrite([USER, *exchange(OK, cid="call_0")])
+    assert not out.changed
+    out = layer.rewrite([USER, *exchange("boom", cid="call_0")])
+    assert out.messages[-1].content == "boom\n" + GUIDANCE["unrecoverable"]

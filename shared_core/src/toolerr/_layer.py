@@ -26,7 +26,7 @@ logger = logging.getLogger("toolerr")
 
 _CACHE_SIZE = 4096
 # Calls at the end of a conversation that are always replayed (cycles are looked for there).
-_REPLAY_TAIL = 32
+_REPLAY_TAIL = 16
 
 
 class ToolLoopError(RuntimeError):
@@ -91,32 +91,45 @@ class ToolErrorLayer:
     ) -> None:
         self.policy = Policy.coerce(policy, **options)
         self.on_record = on_record
-        self._verdicts: OrderedDict[str, Verdict] = OrderedDict()
+        self._verdicts: OrderedDict[str, tuple[tuple[int, int] | None, Verdict]] = OrderedDict()
         self._lock = threading.Lock()
 
     # -- verdicts ---------------------------------------------------------------
 
-    def remember(self, call_id: str | None, verdict: Verdict) -> None:
+    def remember(self, call_id: str | None, verdict: Verdict, content: Any = None) -> None:
         """Keep the verdict an adapter derived for a call (from its exception object), so
-        the next model call classifies the result with the strongest evidence."""
+        the next model call classifies the result with the strongest evidence.
+
+        Give the result's ``content`` when you have it: the verdict is then only used for
+        a result with that content, so a call id reused by another conversation (some
+        local servers number calls ``call_0``, ``call_1`` ...) never inherits it.
+        """
         if call_id is None:
             return
         with self._lock:
-            self._verdicts[call_id] = verdict
+            self._verdicts[call_id] = (_fingerprint(content) if content is not None else None, verdict)
             self._verdicts.move_to_end(call_id)
             while len(self._verdicts) > _CACHE_SIZE:
                 self._verdicts.popitem(last=False)
 
-    def recall(self, call_id: str | None) -> Verdict | None:
+    def recall(self, call_id: str | None, content: Any = None) -> Verdict | None:
+        """The remembered verdict for a call id (and, when it was remembered with one,
+        only for the same content)."""
         if call_id is None:
             return None
         with self._lock:
-            return self._verdicts.get(call_id)
+            entry = self._verdicts.get(call_id)
+        if entry is None:
+            return None
+        fingerprint, verdict = entry
+        if fingerprint is not None and content is not None and fingerprint != _fingerprint(content):
+            return None
+        return verdict
 
     def inspect(self, message: Message) -> Verdict:
         """The verdict for one tool message: a remembered one for its call id, else
         detection and classification of the message itself."""
-        remembered = self.recall(message.tool_call_id)
+        remembered = self.recall(message.tool_call_id, message.content)
         if remembered is not None:
             return remembered
         return inspect_message(message)
@@ -201,6 +214,7 @@ class ToolErrorLayer:
         remembered so the next model call treats it as the failure it repeats."""
         previous = decision.report.previous
         kind: Kind = previous.kind if previous is not None else "fixable"
+        text = f"Error: this call was not executed. {decision.reason}"
         self.remember(
             call_id,
             Verdict(
@@ -210,8 +224,9 @@ class ToolErrorLayer:
                 detection="toolerr:blocked",
                 family=previous.family if previous is not None else None,
             ),
+            content=text,
         )
-        return f"Error: this call was not executed. {decision.reason}"
+        return text
 
     # -- delivery ---------------------------------------------------------------
 
@@ -281,14 +296,15 @@ class ToolErrorLayer:
         step = find_decision_step(messages)
         if step is None:
             return Rewrite(list(messages), False)
+        failed = [
+            (result, verdict) for result in step.results if (verdict := self.inspect(result.message)).failed
+        ]
+        if not failed:
+            return Rewrite(list(messages), False)
         ledger, reports = self.replay(messages)
-        deliveries = []
-        for result in step.results:
-            verdict = self.inspect(result.message)
-            if verdict.failed:
-                deliveries.append(self._delivery(result, verdict, ledger, reports.get(result.index)))
-        if not deliveries:
-            return Rewrite(list(messages), False, ledger=ledger)
+        deliveries = [
+            self._delivery(result, verdict, ledger, reports.get(result.index)) for result, verdict in failed
+        ]
         form = self.policy.form
         out, changed = apply_form(messages, step, deliveries, form)
         records = tuple(
@@ -356,6 +372,11 @@ _EMPTY_REPORT = RepeatReport(
     retry_allowed=False,
     budget_exhausted=False,
 )
+
+
+def _fingerprint(content: Any) -> tuple[int, int]:
+    text = content_text(content)
+    return len(text), hash(text[:4096])
 
 
 def _exception_text(exception: BaseException) -> str:

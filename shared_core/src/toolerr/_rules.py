@@ -271,6 +271,16 @@ TEMPLATES: tuple[Template, ...] = (
         "validation errors; the kwargs echo the model's arguments and are not read)",
     ),
     Template(
+        "langchain:malformed-call",
+        ("*",),
+        r"Tool call \S+ with id \S+ could not be executed - arguments were malformed or truncated\.",
+        F,
+        "malformed_arguments",
+        True,
+        True,
+        "langchain.agents.factory _invalid_tool_call_message (an invalid tool call the model wrote)",
+    ),
+    Template(
         "langchain:invalid-tool",
         ("*",),
         r"Error: \S+ is not a valid tool, try one of \[",

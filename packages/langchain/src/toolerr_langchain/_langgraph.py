@@ -1,0 +1,97 @@
+"""For LangGraph users who build their own graph: a ``handle_tool_errors`` callable for
+``ToolNode`` and a plain function that rewrites a message list before a model call.
+
+.. code-block:: python
+
+    from langgraph.prebuilt import ToolNode
+    from toolerr_langchain import handle_tool_errors, rewrite_messages
+
+    tool_node = ToolNode(tools, handle_tool_errors=handle_tool_errors)
+
+    def call_model(state):
+        return {"messages": [model.invoke(rewrite_messages(state["messages"]))]}
+
+The rewritten list goes to the model only; return the model's answer to the state, never
+the rewritten list.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from langgraph.prebuilt.tool_node import ToolInvocationError
+from toolerr import DetectionRecord, Policy, ToolErrorLayer, ToolLoopError
+
+from ._messages import CLIENT, TEXT_VERDICTS, rewrite_with
+from ._middleware import default_error_content
+
+if TYPE_CHECKING:
+    from toolerr import Form, LoopAction, ToolSafety
+
+logger = logging.getLogger("toolerr")
+
+_CLASSIFIER = ToolErrorLayer(client=CLIENT)
+
+
+def handle_tool_errors(e: Exception) -> str:
+    """``ToolNode(tools, handle_tool_errors=handle_tool_errors)``: every exception a tool
+    raises becomes an error ``ToolMessage`` instead of ending the run.
+
+    The text is LangChain's own for argument validation errors and
+    ``Error: {ExceptionType}: {message}`` otherwise. The exception is classified here, and
+    :func:`rewrite_messages` (or a :class:`ToolErrorMiddleware`'s ``rewrite``) uses that
+    classification for the message with this text.
+    """
+    content = e.message if isinstance(e, ToolInvocationError) else default_error_content(e)
+    try:
+        TEXT_VERDICTS.put(content, _CLASSIFIER.inspect_exception(e, text=content))
+    except Exception:  # fail open: the error result goes out unclassified
+        logger.exception("toolerr: classifying a ToolNode exception failed")
+    return content
+
+
+def rewrite_messages(
+    messages: Sequence[Any],
+    *,
+    layer: ToolErrorLayer | None = None,
+    policy: Policy | None = None,
+    form: Form | str | None = None,
+    retry_budget: int | None = None,
+    loop_action: LoopAction | None = None,
+    tool_safety: Mapping[str, ToolSafety] | None = None,
+    max_error_chars: int | None = None,
+    on_record: Callable[[DetectionRecord], None] | None = None,
+) -> list[Any]:
+    """The LangChain messages for one model call with the toolerr form applied (C3 by
+    default).
+
+    Pass the conversation as it is in the graph state; give the result to the model and
+    keep the state as it was. Unchanged messages are the very same objects; when there is
+    no failure at the decision step the result is a plain copy of the input. Pass a
+    ``layer`` (e.g. ``ToolErrorMiddleware().layer``) to keep classifications learned from
+    exceptions across calls, or the policy fields for a one-off layer. Fails open: on an
+    internal error the messages pass unchanged and the error is logged on logger
+    ``toolerr``. Raises :class:`toolerr.ToolLoopError` only with loop action ``stop``, and
+    ``ValueError`` for an invalid policy.
+    """
+    if layer is None:
+        base = Policy.coerce(
+            policy,
+            form=form,
+            retry_budget=retry_budget,
+            loop_action=loop_action,
+            tool_safety=tool_safety,
+            max_error_chars=max_error_chars,
+            client=CLIENT,
+        )
+        layer = ToolErrorLayer(base, on_record=on_record)
+    try:
+        rewritten = rewrite_with(layer, messages)
+    except ToolLoopError:
+        raise
+    except Exception:  # fail open
+        logger.exception("toolerr: rewriting the messages failed; they pass unchanged")
+        return list(messages)
+    return list(messages) if rewritten is None else rewritten

@@ -1,0 +1,430 @@
+"""LangChain messages <-> the neutral toolerr conversation, and verdicts kept on messages.
+
+Conversion is lossless where it matters: every neutral message keeps its LangChain
+original in ``origin``; after a rewrite, unchanged messages are mapped back to those
+very objects and only new or changed ones are built (copies of the originals, so ids,
+metadata and provider fields survive). The adapter converts through a cache keyed by
+message identity (:func:`neutral`), so a long run converts each message once.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import fields
+from typing import Any
+
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    ChatMessage,
+    FunctionMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
+from toolerr import KINDS, Message, Role, ToolCall, ToolErrorLayer, Verdict
+
+CLIENT = "langchain"
+"""The client name toolerr uses for LangChain / LangGraph templates."""
+
+METADATA_KEY = "toolerr"
+"""Key under ``ToolMessage.response_metadata`` where the classification of a failed call is kept."""
+
+_UNKNOWN_TOOL = "unknown"
+"""LangChain's own name for an invalid tool call without a name (``_invalid_tool_call_message``)."""
+
+_CALL_BLOCK_TYPES = frozenset(
+    {"tool_use", "tool_call", "invalid_tool_call", "function_call", "server_tool_call"}
+)
+"""Content block types that restate a tool call inside an AIMessage's content."""
+
+_VERDICT_FIELDS = tuple(f.name for f in fields(Verdict))
+
+
+# -- verdicts kept on messages ----------------------------------------------------------
+
+
+def verdict_to_metadata(verdict: Verdict) -> dict[str, Any]:
+    """A JSON-able dict of a verdict (what is stored under ``response_metadata["toolerr"]``)."""
+    return {name: getattr(verdict, name) for name in _VERDICT_FIELDS}
+
+
+def verdict_from_metadata(data: Any) -> Verdict | None:
+    """The verdict stored by :func:`verdict_to_metadata`, or ``None`` when ``data`` is not one."""
+    if not isinstance(data, Mapping) or not isinstance(data.get("failed"), bool):
+        return None
+    kind = data.get("kind")
+    if kind is not None and kind not in KINDS:
+        return None
+    outcome = data.get("outcome")
+    if outcome not in (None, "not_executed", "unknown_outcome"):
+        return None
+    retry_after = data.get("retry_after")
+    status = data.get("status")
+    return Verdict(
+        failed=data["failed"],
+        kind=kind,
+        rule=_str_or_none(data.get("rule")),
+        detection=_str_or_none(data.get("detection")),
+        outcome=outcome,
+        family=_str_or_none(data.get("family")),
+        retry_after=float(retry_after) if isinstance(retry_after, (int, float)) else None,
+        status=status if isinstance(status, (int, str)) else None,
+    )
+
+
+def _str_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def verdict_of(message: BaseMessage) -> Verdict | None:
+    """The toolerr classification kept on a ``ToolMessage`` (``None`` when it holds none)."""
+    metadata = getattr(message, "response_metadata", None)
+    if not isinstance(metadata, Mapping):
+        return None
+    return verdict_from_metadata(metadata.get(METADATA_KEY))
+
+
+def with_verdict(message: ToolMessage, verdict: Verdict) -> ToolMessage:
+    """A copy of ``message`` that keeps ``verdict`` in its ``response_metadata``."""
+    metadata = {**message.response_metadata, METADATA_KEY: verdict_to_metadata(verdict)}
+    return message.model_copy(update={"response_metadata": metadata})
+
+
+class TextVerdicts:
+    """Verdicts learned from exceptions where no call id is at hand (LangGraph's
+    ``handle_tool_errors`` only sees the exception), keyed by the exact result text they
+    produced. Bounded; thread-safe."""
+
+    def __init__(self, size: int = 1024) -> None:
+        self._size = size
+        self._items: OrderedDict[str, Verdict] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def put(self, text: str, verdict: Verdict) -> None:
+        with self._lock:
+            self._items[text] = verdict
+            self._items.move_to_end(text)
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
+
+    def get(self, text: str) -> Verdict | None:
+        with self._lock:
+            return self._items.get(text)
+
+
+TEXT_VERDICTS = TextVerdicts()
+
+
+INVALID_CALL_VERDICT = Verdict(
+    failed=True,
+    kind="fixable",
+    rule="langchain:invalid-tool-call",
+    detection="langchain:invalid_tool_calls",
+    family="malformed_arguments",
+)
+"""The failed result of a call LangChain itself marked invalid (``AIMessage.invalid_tool_calls``:
+the model's argument text did not parse, e.g. it was truncated). Structural evidence, like
+an exception object; create_agent answers such a call with ``Tool call {name} with id {id}
+could not be executed - arguments were malformed or truncated.``, a text the core's
+LangChain templates do not know yet."""
+
+
+def restore_verdicts(layer: ToolErrorLayer, messages: Sequence[BaseMessage]) -> None:
+    """Give the layer every classification kept with the messages (in their metadata, or
+    learned by :func:`toolerr_langchain.handle_tool_errors`), so it uses the exception
+    evidence even after a checkpoint was restored in another process; and the verdict of
+    error results that answer calls LangChain marked invalid."""
+    invalid: set[str] = set()
+    for message in messages:
+        if isinstance(message, AIMessage):
+            invalid = {call_id for call in message.invalid_tool_calls if (call_id := call.get("id"))}
+            continue
+        if not isinstance(message, ToolMessage) or message.status != "error":
+            continue
+        verdict = verdict_of(message)
+        if verdict is None and isinstance(message.content, str):
+            verdict = TEXT_VERDICTS.get(message.content)
+        if verdict is None and message.tool_call_id in invalid and layer.recall(message.tool_call_id) is None:
+            verdict = INVALID_CALL_VERDICT
+        if verdict is not None and layer.recall(message.tool_call_id) != verdict:
+            layer.remember(message.tool_call_id, verdict)
+
+
+# -- LangChain -> neutral --------------------------------------------------------------
+
+
+def _raw_arguments(message: AIMessage) -> dict[str, str]:
+    """The argument text the model wrote, by call id, where the provider kept it
+    (OpenAI-style ``additional_kwargs["tool_calls"]``)."""
+    raw: dict[str, str] = {}
+    entries = message.additional_kwargs.get("tool_calls")
+    if not isinstance(entries, list):
+        return raw
+    for entry in entries:
+        if not isinstance(entry, Mapping):
+            continue
+        function = entry.get("function")
+        call_id = entry.get("id")
+        if isinstance(call_id, str) and isinstance(function, Mapping):
+            arguments = function.get("arguments")
+            if isinstance(arguments, str):
+                raw[call_id] = arguments
+    return raw
+
+
+def _assistant(message: AIMessage, origin: Any) -> Message:
+    raw = _raw_arguments(message) if message.additional_kwargs else {}
+    calls: list[ToolCall] = [
+        ToolCall(
+            id=call.get("id"),
+            name=call.get("name") or _UNKNOWN_TOOL,
+            arguments=call.get("args", {}),
+            raw_arguments=raw.get(call.get("id") or ""),
+        )
+        for call in message.tool_calls
+    ]
+    calls.extend(
+        ToolCall.from_raw(call.get("id"), call.get("name") or _UNKNOWN_TOOL, call.get("args") or "")
+        for call in message.invalid_tool_calls
+    )
+    return Message(role="assistant", content=message.content, tool_calls=tuple(calls), origin=origin)
+
+
+_CHAT_ROLES: Mapping[str, Role] = {
+    "user": "user",
+    "human": "user",
+    "assistant": "assistant",
+    "ai": "assistant",
+    "system": "system",
+    "developer": "system",
+}
+
+
+def to_toolerr(message: Any) -> Message:
+    """One LangChain message as a neutral message (``origin`` is the LangChain object).
+
+    Tool messages get ``client="langchain"`` and ``is_error = status == "error"``. A
+    message of a type toolerr has no role for is carried as an opaque system message:
+    the forms never change it.
+    """
+    return _convert(message, message)
+
+
+def _convert(message: Any, origin: Any) -> Message:
+    if isinstance(message, ToolMessage):
+        return Message(
+            role="tool",
+            content=message.content,
+            tool_call_id=message.tool_call_id,
+            name=message.name,
+            is_error=message.status == "error",
+            client=CLIENT,
+            origin=origin,
+        )
+    if isinstance(message, AIMessage):
+        return _assistant(message, origin)
+    if isinstance(message, HumanMessage):
+        return Message(role="user", content=message.content, origin=origin)
+    if isinstance(message, SystemMessage):
+        return Message(role="system", content=message.content, origin=origin)
+    if isinstance(message, FunctionMessage):
+        return Message(role="tool", content=message.content, name=message.name, client=CLIENT, origin=origin)
+    if isinstance(message, ChatMessage) and message.role in _CHAT_ROLES:
+        return Message(role=_CHAT_ROLES[message.role], content=message.content, origin=origin)
+    return Message(role="system", content=getattr(message, "content", ""), origin=origin)
+
+
+def origin_of(message: Message) -> Any:
+    """The LangChain message a neutral message came from (``None`` for a new one)."""
+    origin = message.origin
+    return origin() if isinstance(origin, weakref.ref) else origin
+
+
+def _unchanged(converted: Message, message: Any) -> bool:
+    if converted.content is not getattr(message, "content", None):
+        return False
+    if isinstance(message, ToolMessage):
+        return (
+            converted.is_error == (message.status == "error")
+            and converted.tool_call_id == message.tool_call_id
+        )
+    if isinstance(message, AIMessage):
+        return len(converted.tool_calls) == len(message.tool_calls) + len(message.invalid_tool_calls)
+    return True
+
+
+class _Conversions:
+    """Neutral messages by LangChain message identity, each made once while its message
+    lives: a model call of a long run converts only the messages that are new. The
+    neutral message refers to its origin weakly, so the cache keeps nothing alive."""
+
+    def __init__(self) -> None:
+        self._items: dict[int, Message] = {}
+
+    def get(self, message: Any) -> Message:
+        key = id(message)
+        cached = self._items.get(key)
+        if cached is not None and origin_of(cached) is message and _unchanged(cached, message):
+            return cached
+        items = self._items
+        try:
+            ref = weakref.ref(message, lambda _ref: items.pop(key, None))
+        except TypeError:  # not weakly referable: convert every time
+            return to_toolerr(message)
+        converted = _convert(message, ref)
+        items[key] = converted
+        return converted
+
+
+_CONVERSIONS = _Conversions()
+
+
+def neutral(message: Any) -> Message:
+    """:func:`to_toolerr` through the conversion cache (``origin`` is a weak reference;
+    read it with :func:`origin_of`)."""
+    return _CONVERSIONS.get(message)
+
+
+# -- neutral -> LangChain --------------------------------------------------------------
+
+
+def _block_call_id(block: Any) -> Any:
+    if isinstance(block, Mapping):
+        return block.get("id") or block.get("call_id")
+    return None
+
+
+def _rebuilt_assistant(original: AIMessage, converted: Message, kept: Sequence[ToolCall]) -> AIMessage:
+    """``original`` with only the ``kept`` calls (of its neutral form ``converted``): the
+    parsed calls, the invalid calls, the provider's raw calls and call content blocks all
+    agree, so no result is left without its call or a call without its result."""
+    positions = {id(call): index for index, call in enumerate(converted.tool_calls)}
+    valid_count = len(original.tool_calls)
+    valid = []
+    invalid = []
+    for call in kept:
+        index = positions.get(id(call))
+        if index is None:
+            continue
+        if index < valid_count:
+            valid.append(original.tool_calls[index])
+        else:
+            invalid.append(original.invalid_tool_calls[index - valid_count])
+    kept_ids = {call.get("id") for call in (*valid, *invalid)}
+    update: dict[str, Any] = {"tool_calls": valid, "invalid_tool_calls": invalid}
+    raw_calls = original.additional_kwargs.get("tool_calls")
+    if isinstance(raw_calls, list):
+        remaining = [c for c in raw_calls if not isinstance(c, Mapping) or c.get("id") in kept_ids]
+        additional = dict(original.additional_kwargs)
+        if remaining:
+            additional["tool_calls"] = remaining
+        else:
+            additional.pop("tool_calls", None)
+        update["additional_kwargs"] = additional
+    if isinstance(original.content, list):
+        update["content"] = [
+            block
+            for block in original.content
+            if not (
+                isinstance(block, Mapping)
+                and block.get("type") in _CALL_BLOCK_TYPES
+                and _block_call_id(block) not in kept_ids
+            )
+        ]
+    return original.model_copy(update=update)
+
+
+def _new_message(message: Message) -> BaseMessage:
+    if message.role == "user":
+        return HumanMessage(content=message.content)
+    if message.role == "system":
+        return SystemMessage(content=message.content)
+    if message.role == "tool":
+        return ToolMessage(
+            content=message.content,
+            tool_call_id=message.tool_call_id or "",
+            name=message.name,
+            status="error" if message.is_error else "success",
+        )
+    return AIMessage(
+        content=message.content,
+        tool_calls=[
+            {
+                "name": call.name,
+                "args": call.arguments if isinstance(call.arguments, dict) else {},
+                "id": call.id,
+            }
+            for call in message.tool_calls
+        ],
+    )
+
+
+def from_toolerr(messages: Sequence[Message], converted: Sequence[Message]) -> list[Any]:
+    """The LangChain messages for a rewritten neutral list.
+
+    ``converted`` is the neutral list the rewrite was given: messages of ``messages`` that
+    are among them (by identity) become their LangChain originals again; changed ones are
+    copies of their originals with the new content or calls; new ones are built.
+    """
+    inputs = {id(message): message for message in converted}
+    by_origin = {id(origin_of(message)): message for message in converted if message.origin is not None}
+    out: list[Any] = []
+    for message in messages:
+        if inputs.get(id(message)) is message:
+            out.append(origin_of(message))
+            continue
+        origin = origin_of(message)
+        if isinstance(origin, AIMessage) and message.role == "assistant":
+            original = by_origin.get(id(origin))
+            if original is not None and original.tool_calls != message.tool_calls:
+                out.append(_rebuilt_assistant(origin, original, message.tool_calls))
+                continue
+        if isinstance(origin, BaseMessage):
+            out.append(origin.model_copy(update={"content": message.content}))
+            continue
+        out.append(_new_message(message))
+    return out
+
+
+def _decision_step_failed(layer: ToolErrorLayer, messages: Sequence[Any]) -> bool:
+    """Whether a tool result after the last assistant message is a failure.
+
+    Only such a conversation can change (DELIVERY.md section 4: requests with no failure
+    at the decision step pass through unchanged), so the whole conversation is converted
+    and replayed only then: the cost of a step without a failure does not grow with the
+    length of the run.
+    """
+    results: list[Message] = []
+    for index in range(len(messages) - 1, -1, -1):
+        converted = neutral(messages[index])
+        if converted.role == "assistant":
+            break
+        if converted.role == "tool":
+            results.append(converted)
+    else:
+        return False
+    if not results:
+        return False
+    restore_verdicts(layer, messages[index:])
+    return any(layer.inspect(result).failed for result in results)
+
+
+def rewrite_with(layer: ToolErrorLayer, messages: Sequence[Any]) -> list[Any] | None:
+    """Apply the layer's form to a LangChain message list for one model call.
+
+    Returns the new list, or ``None`` when nothing changed (the caller keeps its own
+    list, byte for byte). Raises what the layer raises (:class:`toolerr.ToolLoopError`
+    for loop action ``stop``) and whatever conversion raises; callers fail open.
+    """
+    if not _decision_step_failed(layer, messages):
+        return None
+    restore_verdicts(layer, messages)
+    converted = [neutral(message) for message in messages]
+    result = layer.rewrite(converted)
+    if not result.changed:
+        return None
+    return from_toolerr(result.messages, converted)

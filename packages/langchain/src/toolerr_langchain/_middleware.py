@@ -1,0 +1,366 @@
+"""``ToolErrorMiddleware``: toolerr as a LangChain v1 agent middleware."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, cast
+
+from langchain.agents.middleware.types import (
+    AgentMiddleware,
+    AgentState,
+    ContextT,
+    ModelRequest,
+    ModelResponse,
+    ResponseT,
+)
+from langchain_core.messages import AIMessage, ToolMessage
+from langgraph.errors import GraphBubbleUp
+from toolerr import DetectionRecord, Policy, ToolErrorLayer, ToolLoopError, safety_from_annotations
+
+from ._messages import CLIENT, neutral, restore_verdicts, rewrite_with, to_toolerr, verdict_of, with_verdict
+
+if TYPE_CHECKING:
+    from langchain.agents.middleware.types import ExtendedModelResponse, ToolCallRequest
+    from langchain_core.messages import ContentBlock
+    from langchain_core.tools import BaseTool
+    from langgraph.types import Command
+    from toolerr import Form, LoopAction, ToolSafety
+
+    OnError = Callable[[Exception, ToolCallRequest], "str | list[ContentBlock] | None"]
+    AOnError = Callable[[Exception, ToolCallRequest], Awaitable["str | list[ContentBlock] | None"]]
+
+logger = logging.getLogger("toolerr")
+
+try:
+    from langgraph.types import TracePolicy, omit_payload
+
+    _TRACE_POLICY: Any = TracePolicy(process_inputs=omit_payload)
+except ImportError:  # pragma: no cover - langgraph before trace policies: hooks traced in full
+    _TRACE_POLICY = None
+
+try:
+    from langgraph.errors import is_invalid_resume
+except ImportError:  # pragma: no cover - langgraph before resume validation
+
+    def is_invalid_resume(error: BaseException) -> bool:
+        return False
+
+
+def default_error_content(exc: BaseException) -> str:
+    """The result text for a tool exception nobody else handled:
+    ``Error: {ExceptionType}: {message}`` (LangGraph's ``handle_tool_errors=True`` text
+    without its "Please fix your mistakes." trailer, which is wrong for every failure that
+    is not the model's mistake)."""
+    name = type(exc).__name__
+    try:
+        message = str(exc)
+    except Exception:  # noqa: BLE001 - a broken __str__ must not hide the failure
+        message = ""
+    return f"Error: {name}: {message}" if message else f"Error: {name}"
+
+
+def _tool_safety(tool: Any) -> ToolSafety | None:
+    """Safety declared in a tool's metadata: MCP-style hints at the top level (as
+    langchain-mcp-adapters copies them) or under ``annotations``."""
+    metadata = getattr(tool, "metadata", None)
+    if not isinstance(metadata, Mapping):
+        return None
+    return safety_from_annotations(metadata) or safety_from_annotations(metadata.get("annotations"))
+
+
+def _state_messages(state: Any) -> Sequence[Any]:
+    if isinstance(state, Mapping):
+        messages = state.get("messages")
+    elif isinstance(state, list):
+        messages = state
+    else:
+        messages = getattr(state, "messages", None)
+    return messages if isinstance(messages, Sequence) else ()
+
+
+def _called_before(messages: Sequence[Any], tool_name: str, call_id: str | None) -> bool:
+    """Whether the conversation holds another call to ``tool_name``: without one, the
+    call cannot repeat a failure or close a cycle, and the loop check can be skipped."""
+    for message in messages:
+        if isinstance(message, AIMessage):
+            for call in (*message.tool_calls, *message.invalid_tool_calls):
+                if (call.get("name") or "unknown") == tool_name and call.get("id") != call_id:
+                    return True
+    return False
+
+
+class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, ResponseT]):
+    """Detect, classify and re-deliver failed tool calls in a ``create_agent`` run.
+
+    ``create_agent(model, tools, middleware=[ToolErrorMiddleware()])``.
+
+    A superset of ``langchain.agents.middleware.ToolErrorMiddleware``:
+
+    * ``on_error(exc, request)`` / ``aon_error``: as there. Return content to turn the
+      exception into a ``ToolMessage(status="error")``, ``None`` to let it propagate.
+      Without either, every exception a tool raises becomes an error result
+      (:func:`default_error_content`) instead of ending the run.
+    * ``tools``: tools (or names) whose exceptions are handled and whose repeats are
+      checked; the others run untouched. Detection and delivery at the model call cover
+      every tool.
+
+    The toolerr policy: ``policy`` (a :class:`toolerr.Policy`) and/or its fields ``form``
+    (``c3`` default, ``c0``-``c4``, ``abstract``), ``retry_budget``, ``loop_action``
+    (``note``, ``block``, ``stop``), ``tool_safety`` (tool name -> ``read_only``,
+    ``idempotent`` or ``unsafe``; MCP hints found in a tool's ``metadata`` are used too)
+    and ``max_error_chars``. ``on_record`` receives every :class:`toolerr.DetectionRecord`;
+    they are also logged on logger ``toolerr``.
+
+    Each failed result keeps its classification in ``response_metadata["toolerr"]``
+    (read it with :func:`toolerr_langchain.verdict_of`). The form is applied to the
+    messages of one model call only: the agent's state and checkpoints never hold a note.
+    """
+
+    trace_policy = _TRACE_POLICY
+    """Hook spans keep their timing but not the conversation payload (as LangChain's own)."""
+
+    def __init__(
+        self,
+        on_error: OnError | None = None,
+        *,
+        aon_error: AOnError | None = None,
+        tools: Sequence[BaseTool | str] | None = None,
+        policy: Policy | None = None,
+        form: Form | str | None = None,
+        retry_budget: int | None = None,
+        loop_action: LoopAction | None = None,
+        tool_safety: Mapping[str, ToolSafety] | None = None,
+        max_error_chars: int | None = None,
+        on_record: Callable[[DetectionRecord], None] | None = None,
+    ) -> None:
+        super().__init__()
+        self.on_error = on_error
+        self.aon_error = aon_error
+        self._tool_filter: frozenset[str] | None = (
+            None if tools is None else frozenset(t if isinstance(t, str) else t.name for t in tools)
+        )
+        self.tools = []  # registers no tools
+        base = Policy.coerce(
+            policy,
+            form=form,
+            retry_budget=retry_budget,
+            loop_action=loop_action,
+            tool_safety=tool_safety,
+            max_error_chars=max_error_chars,
+            client=CLIENT,
+        )
+        self.layer = ToolErrorLayer(base, on_record=on_record)
+        """The toolerr layer this middleware drives (its ``policy``, ``remember``, ``recall``)."""
+        self._base_policy = base
+        self._declared: dict[str, ToolSafety] = {}
+        self._declared_lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        """Distinct from LangChain's own ``ToolErrorMiddleware``, so both can be stacked."""
+        return "toolerr"
+
+    # -- shared steps ------------------------------------------------------------------
+
+    def _handles(self, tool_name: str) -> bool:
+        return self._tool_filter is None or tool_name in self._tool_filter
+
+    def _learn_safety(self, tools: Sequence[Any]) -> None:
+        """Merge the safety that tools declare in their metadata into the policy (the
+        user's explicit ``tool_safety`` wins)."""
+        found: dict[str, ToolSafety] = {}
+        for tool in tools:
+            name = getattr(tool, "name", None)
+            if isinstance(name, str) and name not in self._declared:
+                safety = _tool_safety(tool)
+                if safety is not None:
+                    found[name] = safety
+        if not found:
+            return
+        with self._declared_lock:
+            self._declared.update(found)
+            self.layer.policy = self._base_policy.with_tool_safety(self._declared)
+
+    def _model_request(self, request: ModelRequest[ContextT]) -> ModelRequest[ContextT]:
+        """The request with the form applied to its messages (or the request itself)."""
+        try:
+            self._learn_safety(request.tools)
+            messages = rewrite_with(self.layer, request.messages)
+        except ToolLoopError:
+            raise
+        except Exception:  # fail open: the model sees what LangChain built
+            logger.exception("toolerr: rewriting the model request failed; the messages pass unchanged")
+            return request
+        if messages is None:
+            return request
+        return request.override(messages=messages)
+
+    def _blocked(self, request: ToolCallRequest, tool_name: str) -> ToolMessage | None:
+        """With loop action ``block``/``stop``: the runtime result for a repeat of a failed
+        call that must not run (``None``: run it). ``stop`` raises ToolLoopError."""
+        if self.layer.policy.loop_action == "note":
+            return None
+        call = request.tool_call
+        try:
+            messages = _state_messages(request.state)
+            if not _called_before(messages, tool_name, call.get("id")):
+                return None  # nothing to repeat: no need to replay the conversation
+            restore_verdicts(self.layer, messages)
+            converted = [neutral(message) for message in messages]
+        except Exception:  # fail open: the call runs
+            logger.exception("toolerr: reading the conversation for the loop check failed; the call runs")
+            return None
+        decision = self.layer.check_call(tool_name, call.get("args", {}), messages=converted)
+        if decision.action != "block":
+            return None
+        content = self.layer.blocked_result(call.get("id"), decision)
+        message = ToolMessage(
+            content=content, tool_call_id=call.get("id") or "", name=tool_name, status="error"
+        )
+        verdict = self.layer.recall(call.get("id"))
+        return with_verdict(message, verdict) if verdict is not None else message
+
+    def _error_result(
+        self, exc: Exception, content: Any, request: ToolCallRequest, tool_name: str
+    ) -> ToolMessage:
+        call_id = request.tool_call.get("id")
+        message = ToolMessage(
+            content=cast("str | list[str | dict[Any, Any]]", content),
+            tool_call_id=call_id or "",
+            name=tool_name,
+            status="error",
+        )
+        try:
+            verdict = self.layer.inspect_exception(exc, tool=tool_name)
+            self.layer.remember(call_id, verdict)
+            return with_verdict(message, verdict)
+        except Exception:  # fail open: the error result goes out unclassified
+            logger.exception("toolerr: classifying the exception of %s failed", tool_name)
+            return message
+
+    def _annotated(self, result: Any, tool_name: str) -> Any:
+        """An error ``ToolMessage`` that LangChain built (argument validation, unknown
+        tool) or an inner middleware returned, with its classification kept; any other
+        result (successes, content blocks, ``Command``) is returned as it is."""
+        if not isinstance(result, ToolMessage) or result.status != "error":
+            return result
+        try:
+            verdict = verdict_of(result)
+            if verdict is not None:
+                self.layer.remember(result.tool_call_id, verdict)
+                return result
+            verdict = self.layer.inspect(to_toolerr(result))
+            self.layer.remember(result.tool_call_id, verdict)
+            return with_verdict(result, verdict)
+        except Exception:  # fail open
+            logger.exception("toolerr: classifying the error result of %s failed", tool_name)
+            return result
+
+    @staticmethod
+    def _tool_name(request: ToolCallRequest) -> str:
+        return request.tool.name if request.tool is not None else str(request.tool_call.get("name"))
+
+    # -- model calls ---------------------------------------------------------------------
+
+    def wrap_model_call(
+        self,
+        request: ModelRequest[ContextT],
+        handler: Callable[[ModelRequest[ContextT]], ModelResponse[ResponseT]],
+    ) -> ModelResponse[ResponseT] | AIMessage | ExtendedModelResponse[ResponseT]:
+        """Apply the form to the messages of this model call only."""
+        return handler(self._model_request(request))
+
+    async def awrap_model_call(
+        self,
+        request: ModelRequest[ContextT],
+        handler: Callable[[ModelRequest[ContextT]], Awaitable[ModelResponse[ResponseT]]],
+    ) -> ModelResponse[ResponseT] | AIMessage | ExtendedModelResponse[ResponseT]:
+        """Async twin of :meth:`wrap_model_call`."""
+        return await handler(self._model_request(request))
+
+    # -- tool calls ------------------------------------------------------------------------
+
+    def wrap_tool_call(
+        self,
+        request: ToolCallRequest,
+        handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]],
+    ) -> ToolMessage | Command[Any]:
+        """Run the tool; turn its exception into a classified error result; with loop
+        action ``block``, answer an identical repeat of a failed call without running it."""
+        tool_name = self._tool_name(request)
+        if not self._handles(tool_name):
+            return handler(request)
+        if request.tool is not None:
+            self._learn_safety((request.tool,))
+        blocked = self._blocked(request, tool_name)
+        if blocked is not None:
+            return blocked
+        try:
+            result = handler(request)
+        except (GraphBubbleUp, ToolLoopError):
+            raise
+        except Exception as exc:
+            if is_invalid_resume(exc):
+                raise
+            if self.on_error is not None:
+                content = self.on_error(exc, request)
+            elif self.aon_error is not None:
+                msg = (
+                    "ToolErrorMiddleware has no sync `on_error`; "
+                    "run async (ainvoke/astream) or provide `on_error`."
+                )
+                raise RuntimeError(msg) from exc
+            else:
+                content = default_error_content(exc)
+            if content is None:
+                raise
+            return self._error_result(exc, content, request, tool_name)
+        return cast("ToolMessage | Command[Any]", self._annotated(result, tool_name))
+
+    async def awrap_tool_call(
+        self,
+        request: ToolCallRequest,
+        handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
+    ) -> ToolMessage | Command[Any]:
+        """Async twin of :meth:`wrap_tool_call` (uses ``aon_error``, else ``on_error``)."""
+        tool_name = self._tool_name(request)
+        if not self._handles(tool_name):
+            return await handler(request)
+        if request.tool is not None:
+            self._learn_safety((request.tool,))
+        blocked = self._blocked(request, tool_name)
+        if blocked is not None:
+            return blocked
+        try:
+            result = await handler(request)
+        except (GraphBubbleUp, ToolLoopError):
+            raise
+        except Exception as exc:
+            if is_invalid_resume(exc):
+                raise
+            if self.aon_error is not None:
+                content = await self.aon_error(exc, request)
+            elif self.on_error is not None:
+                content = self.on_error(exc, request)
+            else:
+                content = default_error_content(exc)
+            if content is None:
+                raise
+            return self._error_result(exc, content, request, tool_name)
+        return cast("ToolMessage | Command[Any]", self._annotated(result, tool_name))
+
+    # -- for custom graphs -----------------------------------------------------------------
+
+    def rewrite(self, messages: Sequence[Any]) -> list[Any]:
+        """The messages for one model call with the form applied (this middleware's layer
+        and policy); a plain copy of the list when nothing changes. Fails open."""
+        try:
+            rewritten = rewrite_with(self.layer, messages)
+        except ToolLoopError:
+            raise
+        except Exception:  # fail open
+            logger.exception("toolerr: rewriting the messages failed; they pass unchanged")
+            return list(messages)
+        return list(messages) if rewritten is None else rewritten

@@ -1,0 +1,376 @@
+"""ToolErrorRecovery: toolerr for the OpenAI Agents SDK.
+
+Four SDK hooks, one object:
+
+* ``tool_error_formatter`` (``RunConfig``) and ``failure_error_function`` (per tool):
+  a function tool raised; classify the exception object, remember the verdict by call id
+  and return a result that keeps the diagnosis instead of the SDK's
+  "An error occurred while running the tool. Please try again.".
+* ``call_model_input_filter`` (``RunConfig``): before each model call, apply the form to
+  the model input of that call only (the run's history is not changed).
+* ``tool_input_guardrail`` (per function tool): with loop action ``block`` or ``stop``,
+  an identical repeat of a failed non-transient call is not executed.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import inspect
+import logging
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar, cast
+
+from agents import Agent, AgentsException, FunctionTool, RunConfig
+from agents.run_config import CallModelData, ModelInputData, ToolErrorFormatterArgs
+from agents.run_context import RunContextWrapper
+from agents.tool import ToolErrorFunction, default_tool_error_function
+from agents.tool_context import ToolContext
+from agents.tool_guardrails import ToolGuardrailFunctionOutput, ToolInputGuardrail, ToolInputGuardrailData
+from toolerr import (
+    DetectionRecord,
+    FailureLedger,
+    Message,
+    Policy,
+    ToolCall,
+    ToolErrorLayer,
+    ToolLoopError,
+    Verdict,
+    clean_text,
+    guidance_for,
+)
+
+from ._convert import CLIENT, to_conversation
+
+__all__ = ["ToolErrorRecovery"]
+
+logger = logging.getLogger("toolerr")
+
+_Target = TypeVar("_Target", Agent[Any], FunctionTool)
+_OWNER = "__toolerr_recovery__"
+
+
+class _RunStopped(ToolLoopError, AgentsException):
+    """``toolerr.ToolLoopError`` that is also an ``agents.AgentsException``, so the SDK
+    lets it end the run as it is (it wraps any other exception from a tool in ``UserError``)."""
+
+    def __init__(self, error: ToolLoopError) -> None:
+        ToolLoopError.__init__(self, error.decision)
+        self.run_data = None
+
+
+class _Snapshot:
+    """The neutral conversation of the latest model call of one run (what the guardrail
+    checks a new call against); the failed-call ledger is built once, on first use."""
+
+    __slots__ = ("_ledger", "_lock", "messages")
+
+    def __init__(self, messages: Sequence[Message]) -> None:
+        self.messages = messages
+        self._ledger: FailureLedger | None = None
+        self._lock = threading.Lock()
+
+    def ledger(self, layer: ToolErrorLayer) -> FailureLedger:
+        with self._lock:
+            if self._ledger is None:
+                self._ledger = layer.replay(self.messages)[0]
+            return self._ledger
+
+
+class ToolErrorRecovery:
+    """Re-delivers failed tool calls to the model for the OpenAI Agents SDK.
+
+    One line::
+
+        result = await Runner.run(agent, "...", run_config=ToolErrorRecovery().run_config())
+
+    Options are toolerr's policy (``form`` ``c3`` by default, ``retry_budget``,
+    ``loop_action``, ``tool_safety``, ``max_error_chars``), or a ready
+    :class:`toolerr.Policy`; ``on_record`` receives every
+    :class:`toolerr.DetectionRecord`. One object serves any number of agents and
+    concurrent runs: failures it produced are remembered by call id, the rest is derived
+    from each model call's own input.
+    """
+
+    def __init__(
+        self,
+        policy: Policy | None = None,
+        *,
+        form: str | None = None,
+        retry_budget: int | None = None,
+        loop_action: str | None = None,
+        tool_safety: Mapping[str, str] | None = None,
+        max_error_chars: int | None = None,
+        on_record: Callable[[DetectionRecord], None] | None = None,
+    ) -> None:
+        self.layer = ToolErrorLayer(
+            policy,
+            on_record=on_record,
+            form=form,
+            retry_budget=retry_budget,
+            loop_action=loop_action,
+            tool_safety=dict(tool_safety) if tool_safety is not None else None,
+            max_error_chars=max_error_chars,
+            client=CLIENT,
+        )
+        self.tool_input_guardrail: ToolInputGuardrail[Any] = ToolInputGuardrail(
+            guardrail_function=self._guard, name="toolerr_repeat_guard"
+        )
+        """Add it to a ``FunctionTool``'s ``tool_input_guardrails`` (or use :meth:`wrap`)."""
+        # Per-run state: the snapshot lives in the run's own asyncio context, so concurrent
+        # runs (tasks, threads) never see each other's conversation.
+        self._snapshot: contextvars.ContextVar[_Snapshot | None] = contextvars.ContextVar(
+            f"toolerr_openai_agents_{id(self):x}", default=None
+        )
+
+    @property
+    def policy(self) -> Policy:
+        return self.layer.policy
+
+    # -- failures the SDK catches ------------------------------------------------------
+
+    def failure_error_function(self, ctx: RunContextWrapper[Any], error: Exception) -> str:
+        """A ``ToolErrorFunction`` for ``function_tool(failure_error_function=...)`` and
+        ``Agent(mcp_config={"failure_error_function": ...})``."""
+        try:
+            return self._failure_text(error, ctx if isinstance(ctx, ToolContext) else None)
+        except Exception:
+            logger.exception("toolerr: classifying a tool exception failed; the SDK's default text is used")
+            return default_tool_error_function(ctx, error)
+
+    def tool_error_formatter(self, args: ToolErrorFormatterArgs[Any]) -> str | None:
+        """A ``RunConfig.tool_error_formatter``: the same result as
+        :meth:`failure_error_function` for function tools that keep the SDK's default
+        failure handler; ``None`` (the SDK's text) for every other kind."""
+        error = getattr(args, "error", None)
+        if args.kind != "tool_exception" or not isinstance(error, BaseException):
+            return None
+        context = args.run_context if isinstance(args.run_context, ToolContext) else None
+        try:
+            return self._failure_text(error, context, tool=args.tool_name, call_id=args.call_id)
+        except Exception:
+            logger.exception("toolerr: classifying a tool exception failed; the SDK's default text is used")
+            return None
+
+    def _failure_text(
+        self,
+        error: BaseException,
+        context: ToolContext[Any] | None,
+        *,
+        tool: str | None = None,
+        call_id: str | None = None,
+    ) -> str:
+        """The tool result for an exception: its diagnosis (``Name: message``, capped) and,
+        in form C1, the guidance. The verdict is remembered for the call id."""
+        if context is not None:
+            tool, call_id = tool or context.tool_name, call_id or context.tool_call_id
+        verdict = self.layer.inspect_exception(error, tool=tool)
+        self.layer.remember(call_id, verdict)
+        text = _exception_text(error)
+        if not self.layer.inspect(Message(role="tool", content=text, client=CLIENT)).failed:
+            text = f"Error: {text}"
+        text = clean_text(text, self.policy.max_error_chars)
+        if self.policy.form == "c1" and not self._repeats_a_failure(context, verdict):
+            guidance = guidance_for(verdict.kind, verdict, retry_safe=self.policy.retry_safe(tool, verdict))
+            if guidance:
+                text = f"{text}\n{guidance}"
+        return text
+
+    def _repeats_a_failure(self, context: ToolContext[Any] | None, verdict: Verdict) -> bool:
+        """Whether this call repeats a failed call of its run (or closes a cycle). Then the
+        advice may differ from the kind's (retry budget, loop): C1 leaves the guidance to
+        the input filter, which appends the right one at the decision step, instead of
+        writing a sentence into the history that the next step would contradict."""
+        snapshot = self._snapshot.get()
+        if snapshot is None or context is None:
+            return False
+        raw = context.tool_arguments
+        arguments = ToolCall.from_raw(context.tool_call_id, context.tool_name, raw).arguments
+        report = snapshot.ledger(self.layer).check(context.tool_name, arguments, raw, family=verdict.family)
+        return report.previous is not None or report.cycle is not None
+
+    # -- the model input ---------------------------------------------------------------
+
+    def call_model_input_filter(self, data: CallModelData[Any]) -> ModelInputData:
+        """A ``RunConfig.call_model_input_filter``: the form applied to this model call.
+
+        Returns ``data.model_data`` itself when nothing changes. Fails open (the input
+        passes unchanged and the error is logged); raises :class:`toolerr.ToolLoopError`
+        only for loop action ``stop``.
+        """
+        model_data = data.model_data
+        try:
+            items: Any = model_data.input
+            if not isinstance(items, list):
+                return model_data
+            conversation = to_conversation(items)
+            self._snapshot.set(_Snapshot(conversation.messages))
+            if self.policy.loop_action in ("block", "stop"):
+                self._attach_guardrail(getattr(data, "agent", None))
+            result = self.layer.rewrite(conversation.messages)
+            if not result.changed:
+                return model_data
+            new_items = conversation.to_items(result.messages)
+        except ToolLoopError as error:
+            raise _stopped(error) from None
+        except Exception:
+            logger.exception("toolerr: rewriting the model input failed; it passes unchanged")
+            return model_data
+        return ModelInputData(input=new_items, instructions=model_data.instructions)
+
+    # -- loops -------------------------------------------------------------------------
+
+    def _guard(self, data: ToolInputGuardrailData) -> ToolGuardrailFunctionOutput:
+        context = data.context
+        if self.policy.loop_action == "note" or not self._owns(context.run_config):
+            return ToolGuardrailFunctionOutput.allow()
+        snapshot = self._snapshot.get()
+        if snapshot is None:
+            return ToolGuardrailFunctionOutput.allow()
+        try:
+            ledger = snapshot.ledger(self.layer)
+            raw = context.tool_arguments
+            arguments = ToolCall.from_raw(context.tool_call_id, context.tool_name, raw).arguments
+        except Exception:
+            logger.exception("toolerr: checking a tool call for repeats failed; the call runs")
+            return ToolGuardrailFunctionOutput.allow()
+        try:
+            decision = self.layer.check_call(context.tool_name, arguments, raw=raw, ledger=ledger)
+        except ToolLoopError as error:
+            raise _stopped(error) from None
+        if decision.action != "block":
+            return ToolGuardrailFunctionOutput.allow()
+        message = self.layer.blocked_result(context.tool_call_id, decision)
+        return ToolGuardrailFunctionOutput.reject_content(message, output_info={"toolerr": decision.reason})
+
+    def _owns(self, run_config: RunConfig | None) -> bool:
+        """Whether this run's model input goes through this object's filter (so the
+        snapshot in this context is the run's own, not a stale one from another run)."""
+        installed = run_config.call_model_input_filter if run_config is not None else None
+        if installed is None:
+            return False
+        return installed == self.call_model_input_filter or getattr(installed, _OWNER, None) is self
+
+    def _attach_guardrail(self, agent: Any) -> None:
+        """The repeat guard on the agent's function tools and MCP servers (idempotent)."""
+        for tool in getattr(agent, "tools", None) or ():
+            if isinstance(tool, FunctionTool):
+                self._wrap_tool(tool)
+        for server in getattr(agent, "mcp_servers", None) or ():
+            guardrails = getattr(server, "tool_input_guardrails", None)
+            if guardrails is not None and not isinstance(guardrails, list):
+                continue
+            if not any(g is self.tool_input_guardrail for g in guardrails or ()):
+                server.tool_input_guardrails = [*(guardrails or ()), self.tool_input_guardrail]
+
+    # -- wiring ------------------------------------------------------------------------
+
+    def run_config(self, **kwargs: Any) -> RunConfig:
+        """An ``agents.RunConfig`` with toolerr wired in; ``kwargs`` are RunConfig's own.
+
+        A ``call_model_input_filter`` you pass runs first and toolerr sees its result; a
+        ``tool_error_formatter`` you pass wins where it returns text (toolerr still
+        classifies the exception) and toolerr's text is used where it returns ``None``.
+        """
+        user_filter = kwargs.pop("call_model_input_filter", None)
+        user_formatter = kwargs.pop("tool_error_formatter", None)
+        kwargs["call_model_input_filter"] = self._compose_filter(user_filter)
+        kwargs["tool_error_formatter"] = self._compose_formatter(user_formatter)
+        return RunConfig(**kwargs)
+
+    def _compose_filter(self, user_filter: Callable[..., Any] | None) -> Callable[..., Any]:
+        if user_filter is None:
+            return self.call_model_input_filter
+
+        async def call_model_input_filter(data: CallModelData[Any]) -> ModelInputData:
+            updated = user_filter(data)
+            if inspect.isawaitable(updated):
+                updated = await updated
+            if not isinstance(updated, ModelInputData):
+                return cast(ModelInputData, updated)  # the SDK reports the user's mistake
+            agent = data.agent
+            return self.call_model_input_filter(
+                CallModelData(model_data=updated, agent=agent, context=data.context)
+            )
+
+        setattr(call_model_input_filter, _OWNER, self)
+        return call_model_input_filter
+
+    def _compose_formatter(self, user_formatter: Callable[..., Any] | None) -> Callable[..., Any]:
+        if user_formatter is None:
+            return self.tool_error_formatter
+
+        async def tool_error_formatter(args: ToolErrorFormatterArgs[Any]) -> str | None:
+            ours = self.tool_error_formatter(args)
+            theirs = user_formatter(args)
+            if inspect.isawaitable(theirs):
+                theirs = await theirs
+            return cast("str | None", theirs) if theirs is not None else ours
+
+        return tool_error_formatter
+
+    def wrap(self, *targets: _Target) -> _Target:
+        """Wire toolerr into agents and function tools you own, in place; returns the first.
+
+        A ``FunctionTool`` gets :attr:`tool_input_guardrail` and, when it has none,
+        :meth:`failure_error_function` as its ``timeout_error_function`` (the timeout is
+        then classified from the ``ToolTimeoutError`` object). An ``Agent``: each of its
+        function tools, ``mcp_config["failure_error_function"]`` unless you set one (the
+        SDK runs MCP tools with its fixed text otherwise), and the agents it hands off to.
+        """
+        if not targets:
+            raise TypeError("wrap() needs at least one Agent or FunctionTool")
+        seen: set[int] = set()
+        for target in targets:
+            self._wrap_any(target, seen)
+        return targets[0]
+
+    def _wrap_any(self, target: Any, seen: set[int]) -> None:
+        if id(target) in seen:
+            return
+        seen.add(id(target))
+        if isinstance(target, FunctionTool):
+            self._wrap_function_tool(target)
+        elif isinstance(target, Agent):
+            self._wrap_agent(target, seen)
+        else:
+            raise TypeError(f"wrap() takes an Agent or a FunctionTool, got {type(target).__name__}")
+
+    def _wrap_tool(self, tool: FunctionTool) -> None:
+        guardrails = list(tool.tool_input_guardrails or ())
+        if not any(g is self.tool_input_guardrail for g in guardrails):
+            tool.tool_input_guardrails = [*guardrails, self.tool_input_guardrail]
+
+    def _wrap_agent(self, agent: Agent[Any], seen: set[int]) -> None:
+        for tool in agent.tools:
+            if isinstance(tool, FunctionTool):
+                self._wrap_function_tool(tool)
+        self._attach_guardrail(agent)
+        config = dict(agent.mcp_config or {})
+        if config.get("failure_error_function", default_tool_error_function) is default_tool_error_function:
+            config["failure_error_function"] = cast(ToolErrorFunction, self.failure_error_function)
+            agent.mcp_config = cast(Any, config)
+        for handoff in _handoff_agents(agent.handoffs):
+            self._wrap_any(handoff, seen)
+
+    def _wrap_function_tool(self, tool: FunctionTool) -> None:
+        if tool.timeout_error_function is None:
+            tool.timeout_error_function = self.failure_error_function
+        self._wrap_tool(tool)
+
+
+def _stopped(error: ToolLoopError) -> ToolLoopError:
+    return error if isinstance(error, AgentsException) else _RunStopped(error)
+
+
+def _handoff_agents(handoffs: Iterable[Any]) -> list[Agent[Any]]:
+    return [handoff for handoff in handoffs if isinstance(handoff, Agent)]
+
+
+def _exception_text(error: BaseException) -> str:
+    try:
+        message = str(error)
+    except Exception:  # noqa: BLE001 - a broken __str__
+        message = ""
+    name = type(error).__name__
+    return f"{name}: {message}" if message else name
