@@ -361,7 +361,9 @@ def test_a_remembered_verdict_only_applies_to_the_same_result() -> None:
     layer = ToolErrorLayer(form="c1")
     from toolerr import Verdict
 
-    layer.remember("call_0", Verdict(failed=True, kind="unrecoverable", rule="exception:PermissionError"), content="boom")
+    layer.remember(
+        "call_0", Verdict(failed=True, kind="unrecoverable", rule="exception:PermissionError"), content="boom"
+    )
     assert layer.recall("call_0", "boom") is not None
     # the same call id in another conversation, with another result: not inherited
     assert layer.recall("call_0", "Paris: 12C") is None

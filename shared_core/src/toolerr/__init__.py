@@ -11,7 +11,15 @@ from ._ban import BanCursor, PreparedVocabulary, StringBan
 from ._classify import inspect_message, inspect_result
 from ._detect import detect_failure
 from ._forms import DecisionStep, ExchangeResult, find_decision_step, pair_results
-from ._layer import DetectionRecord, Rewrite, ToolErrorLayer, ToolLoopError, records_of, rewrite
+from ._layer import (
+    DetectionRecord,
+    Rewrite,
+    ToolErrorLayer,
+    ToolLoopError,
+    exception_text,
+    records_of,
+    rewrite,
+)
 from ._ledger import (
     FailedCall,
     FailureLedger,
@@ -88,6 +96,7 @@ __all__ = [
     "decide_loop",
     "detect_failure",
     "exact_arguments",
+    "exception_text",
     "find_decision_step",
     "format_arguments",
     "guidance_for",

@@ -138,7 +138,7 @@ class ToolErrorLayer:
         self, exception: BaseException, *, text: str | None = None, tool: str | None = None
     ) -> Verdict:
         """Classify an exception a tool raised (adapters that catch it call this)."""
-        content = text if text is not None else _exception_text(exception)
+        content = text if text is not None else exception_text(exception)
         return inspect_result(
             content, is_error=True, exception=exception, client=self.policy.client, tool=tool
         )
@@ -379,7 +379,9 @@ def _fingerprint(content: Any) -> tuple[int, int]:
     return len(text), hash(text[:4096])
 
 
-def _exception_text(exception: BaseException) -> str:
+def exception_text(exception: BaseException) -> str:
+    """``Type: message`` of an exception (just ``Type`` when the message is empty or its
+    ``__str__`` raises): the text adapters show for a tool that raised."""
     try:
         message = str(exception)
     except Exception:  # noqa: BLE001 - a broken __str__

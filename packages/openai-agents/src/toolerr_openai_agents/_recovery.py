@@ -37,6 +37,7 @@ from toolerr import (
     ToolLoopError,
     Verdict,
     clean_text,
+    exception_text,
     guidance_for,
 )
 
@@ -166,7 +167,7 @@ class ToolErrorRecovery:
             tool, call_id = tool or context.tool_name, call_id or context.tool_call_id
         verdict = self.layer.inspect_exception(error, tool=tool)
         self.layer.remember(call_id, verdict)
-        text = _exception_text(error)
+        text = exception_text(error)
         if not self.layer.inspect(Message(role="tool", content=text, client=CLIENT)).failed:
             text = f"Error: {text}"
         text = clean_text(text, self.policy.max_error_chars)
@@ -365,12 +366,3 @@ def _stopped(error: ToolLoopError) -> ToolLoopError:
 
 def _handoff_agents(handoffs: Iterable[Any]) -> list[Agent[Any]]:
     return [handoff for handoff in handoffs if isinstance(handoff, Agent)]
-
-
-def _exception_text(error: BaseException) -> str:
-    try:
-        message = str(error)
-    except Exception:  # noqa: BLE001 - a broken __str__
-        message = ""
-    name = type(error).__name__
-    return f"{name}: {message}" if message else name
