@@ -25,7 +25,13 @@ TEST_TOOLS = ["pytest>=8,<10", "hypothesis>=6.100,<7", "pytest-socket>=0.7,<1"]
 # Unit tests run with sockets disabled (unix sockets stay: asyncio needs them).
 NO_NETWORK = ["--disable-socket", "--allow-unix-socket"]
 
-PACKAGE_SESSIONS = ["core", "langchain", "openai_agents"]
+# langchain-mcp-adapters (the interceptor) requires mcp<2: the MCP suite runs on both majors.
+MCP_SDKS = {
+    "2.x": ["mcp>=2.3,<3"],
+    "1.x": ["mcp>=1.24,<2", "langchain-mcp-adapters>=0.2,<0.4", "langchain>=1.3,<2"],
+}
+# notify() of a parametrised session queues only its first parametrisation: name each.
+PACKAGE_SESSIONS = ["core", "langchain", "openai_agents", "mcp(sdk='2.x')", "mcp(sdk='1.x')"]
 MYPY = "mypy>=1.13,<3"
 
 
@@ -78,6 +84,16 @@ def openai_agents(session: nox.Session) -> None:
     session.install("-e", "shared_core", "-e", "packages/openai-agents[test]")
     _pytest(session, "packages/openai-agents/tests")
     _typecheck(session, "packages/openai-agents/src")
+
+
+@nox.session(python=PYTHON)
+@nox.parametrize("sdk", list(MCP_SDKS))
+def mcp(session: nox.Session, sdk: str) -> None:
+    """toolerr-mcp against each MCP SDK major: in-process and stdio servers, the proxy end to end."""
+    session.install(*TEST_TOOLS)
+    session.install("-e", "shared_core", "-e", "packages/mcp", *MCP_SDKS[sdk])
+    _pytest(session, "packages/mcp/tests")
+    _typecheck(session, "packages/mcp/src")
 
 
 @nox.session(python=PYTHON)

@@ -129,6 +129,7 @@ def test_c0_records_but_never_changes() -> None:
     (record,) = result.records
     assert record.kind == "fixable" and record.form == "c0" and not record.changed
     assert record.tool == "get_weather" and record.call_id == "c1" and record.position == 3
+    assert record.note == note(FIXABLE, "fixable")  # rendered even when the form does not deliver it
     assert records == [record]
 
 

@@ -56,6 +56,10 @@ class DetectionRecord:
     loop: str | None = None
     repeat: str | None = None
     """``exact``, ``canonical``, ``family`` or ``None``: how this failure repeats an earlier one."""
+    note: str | None = None
+    """The note rendered for this failure (runtime note, abstract description or loop note),
+    whatever the form: a client that cannot apply the form itself (an MCP server result)
+    can hand it on."""
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -344,6 +348,7 @@ class ToolErrorLayer:
             guidance=delivery.guidance,
             loop=loop,
             repeat=repeat,
+            note=delivery.note,
         )
         logger.info(
             "toolerr: %s failed (%s, rule %s, detected by %s) at message %d; form %s %s",

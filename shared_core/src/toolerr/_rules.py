@@ -647,6 +647,13 @@ WORDS: tuple[Word, ...] = (
     Word("emporarily unavailable", T, "unavailable", NE, "A:floor (strerror EAGAIN, HTTP 503 pages)"),
     # --- transient: wider ---
     Word("timed out", T, "timeout", UO, "A:wider", unless_before=_CMD_GUARD),
+    Word(
+        "Timed out while waiting for response",
+        T,
+        "timeout",
+        UO,
+        "mcp 1.x BaseSession.send_request read timeout (McpError code 408)",
+    ),
     Word("TimeoutError", T, "timeout", UO, "A:wider (Python TimeoutError, asyncio, openai APITimeoutError)"),
     Word("ReadTimeout", T, "timeout", UO, "A:wider (httpx/requests ReadTimeout, urllib3 ReadTimeoutError)"),
     Word("ConnectTimeout", T, "timeout", NE, "A:wider (httpx/requests ConnectTimeout: never connected)"),

@@ -1,0 +1,293 @@
+"""The differences between the MCP Python SDK majors (1.x and 2.x), in one place.
+
+1.x spells result fields in camelCase (``isError``, ``structuredContent``,
+``nextCursor``), raises ``McpError(ErrorData)``, takes read timeouts as ``timedelta``
+and registers low-level server handlers in ``Server.request_handlers``. 2.x spells them
+in snake_case, raises ``MCPError(code, message)``, takes seconds as ``float`` and takes
+``on_*`` handlers in the ``Server`` constructor. Everything else in this package goes
+through the functions below; version-specific names are looked up at run time so the
+package type-checks against either major.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from datetime import timedelta
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+from mcp import types
+
+__all__ = [
+    "MCP_ERROR",
+    "MCP_MAJOR",
+    "CallToolResult",
+    "ListToolsResult",
+    "Tool",
+    "build_server",
+    "error_code",
+    "is_error",
+    "make_mcp_error",
+    "next_cursor",
+    "paginated",
+    "read_timeout",
+    "result_with",
+    "stdio_parameters",
+    "text_block",
+]
+
+CallToolResult = types.CallToolResult
+ListToolsResult = types.ListToolsResult
+Tool = types.Tool
+
+
+def _major() -> int:
+    try:
+        return int(version("mcp").split(".", 1)[0])
+    except (PackageNotFoundError, ValueError):  # a vendored or odd install: probe the API instead
+        return 2 if "is_error" in types.CallToolResult.model_fields else 1
+
+
+MCP_MAJOR: int = _major()
+"""The installed SDK's major version (1 or 2)."""
+
+_exceptions = importlib.import_module("mcp.shared.exceptions")
+MCP_ERROR: type[Exception] = getattr(_exceptions, "MCPError", None) or _exceptions.McpError
+"""The exception a client raises for a JSON-RPC error response, a read timeout or a
+closed connection (``MCPError`` in 2.x, ``McpError`` in 1.x)."""
+
+_IS_ERROR = "is_error" if "is_error" in types.CallToolResult.model_fields else "isError"
+_STRUCTURED = (
+    "structured_content" if "structured_content" in types.CallToolResult.model_fields else "structuredContent"
+)
+
+
+def is_error(result: Any) -> bool:
+    """The result's error flag, whichever spelling the SDK uses."""
+    value = getattr(result, _IS_ERROR, None)
+    if value is None:
+        value = (
+            getattr(result, "isError", None) if _IS_ERROR == "is_error" else getattr(result, "is_error", None)
+        )
+    return value is True
+
+
+def structured_content(result: Any) -> Any:
+    return getattr(result, _STRUCTURED, None)
+
+
+def next_cursor(result: Any) -> str | None:
+    cursor = getattr(result, "next_cursor", None) or getattr(result, "nextCursor", None)
+    return cursor if isinstance(cursor, str) and cursor else None
+
+
+def paginated(cursor: str) -> Any:
+    """Request parameters for the page after ``cursor``."""
+    return types.PaginatedRequestParams(cursor=cursor)
+
+
+def error_code(exc: BaseException) -> int | None:
+    """The JSON-RPC error code of an SDK error, if it has one."""
+    error = getattr(exc, "error", None)
+    code = getattr(error, "code", None)
+    return code if isinstance(code, int) and not isinstance(code, bool) else None
+
+
+def error_message(exc: BaseException) -> str:
+    error = getattr(exc, "error", None)
+    message = getattr(error, "message", None)
+    if isinstance(message, str):
+        return message
+    try:
+        return str(exc)
+    except Exception:  # noqa: BLE001 - a broken __str__
+        return ""
+
+
+def make_mcp_error(code: int, message: str) -> Exception:
+    """An SDK error to raise from a server handler (sent as a JSON-RPC error response)."""
+    if MCP_ERROR.__name__ == "MCPError":
+        return MCP_ERROR(code, message)
+    return MCP_ERROR(types.ErrorData(code=code, message=message))
+
+
+def text_block(text: str) -> types.TextContent:
+    return types.TextContent(type="text", text=text)
+
+
+def error_result(text: str, meta: Mapping[str, Any] | None = None) -> types.CallToolResult:
+    """A new failed ``CallToolResult`` holding one text block."""
+    values: dict[str, Any] = {"content": [text_block(text)], _IS_ERROR: True}
+    if meta is not None:
+        values["_meta"] = dict(meta)
+    return types.CallToolResult.model_validate(values)
+
+
+def result_with(
+    result: types.CallToolResult,
+    *,
+    append: Sequence[Any] = (),
+    failed: bool | None = None,
+    meta: Mapping[str, Any] | None = None,
+) -> types.CallToolResult:
+    """A copy of ``result`` with blocks appended, the error flag set and ``_meta`` keys
+    merged in. Everything else (other content, structured content, extra fields) is kept."""
+    update: dict[str, Any] = {}
+    if append:
+        update["content"] = [*result.content, *append]
+    if failed is not None:
+        update[_IS_ERROR] = failed
+    if meta is not None:
+        merged = dict(result.meta or {})
+        merged.update(meta)
+        update["meta"] = merged
+    return result.model_copy(update=update)
+
+
+def read_timeout(seconds: float | None) -> Any:
+    """A read timeout as ``ClientSession.call_tool`` takes it (``timedelta`` in 1.x)."""
+    if seconds is None:
+        return None
+    return timedelta(seconds=seconds) if MCP_MAJOR < 2 else float(seconds)
+
+
+def stdio_parameters(
+    command: str, args: Sequence[str], *, env: Mapping[str, str] | None = None, cwd: str | None = None
+) -> Any:
+    """Parameters for ``stdio_client``; bytes that are not UTF-8 are replaced, never fatal."""
+    from mcp.client.stdio import StdioServerParameters
+
+    return StdioServerParameters(
+        command=command,
+        args=list(args),
+        env=dict(env) if env is not None else None,
+        cwd=cwd,
+        encoding_error_handler="replace",
+    )
+
+
+ListTools = Callable[[], Awaitable[types.ListToolsResult]]
+CallTool = Callable[[str, dict[str, Any]], Awaitable[types.CallToolResult]]
+Forward = Callable[[Any], Awaitable[Any]]
+
+FORWARDED: dict[str, str] = {
+    "list_resources": "ListResourcesRequest",
+    "list_resource_templates": "ListResourceTemplatesRequest",
+    "read_resource": "ReadResourceRequest",
+    "list_prompts": "ListPromptsRequest",
+    "get_prompt": "GetPromptRequest",
+}
+"""Requests the proxy forwards as they are: handler name -> the request type's name (1.x)."""
+
+
+def build_server(
+    name: str,
+    *,
+    version: str = "",
+    instructions: str | None = None,
+    list_tools: ListTools,
+    call_tool: CallTool,
+    forward: Mapping[str, Forward] | None = None,
+) -> Any:
+    """A low-level MCP server that answers ``tools/list`` and ``tools/call`` with the given
+    coroutines, the results passed on exactly as returned. ``forward`` maps names of
+    :data:`FORWARDED` to coroutines that take the request's params and return its result.
+    Run it with ``await server.run(read, write, server.create_initialization_options())``."""
+    lowlevel = importlib.import_module("mcp.server.lowlevel")
+    forward = {key: value for key, value in (forward or {}).items() if key in FORWARDED}
+    if MCP_MAJOR >= 2:
+
+        async def on_list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+            return await list_tools()
+
+        async def on_call_tool(ctx: Any, params: Any) -> types.CallToolResult:
+            return await call_tool(params.name, dict(params.arguments or {}))
+
+        handlers: dict[str, Any] = {}
+        for key, target in forward.items():
+
+            async def handler(ctx: Any, params: Any, target: Forward = target) -> Any:
+                return await target(params)
+
+            handlers[f"on_{key}"] = handler
+        return lowlevel.Server(
+            name,
+            version=version,
+            instructions=instructions,
+            on_list_tools=on_list_tools,
+            on_call_tool=on_call_tool,
+            **handlers,
+        )
+
+    server = lowlevel.Server(name, version=version or None, instructions=instructions)
+    wrap: Any = types.ServerResult  # a root model in 1.x (a plain union in 2.x)
+
+    async def handle_list_tools(request: Any) -> Any:
+        return wrap(await list_tools())
+
+    async def handle_call_tool(request: Any) -> Any:
+        params = request.params
+        result = await call_tool(params.name, dict(params.arguments or {}))
+        return wrap(result)
+
+    server.request_handlers[types.ListToolsRequest] = handle_list_tools
+    server.request_handlers[types.CallToolRequest] = handle_call_tool
+    for key, target in forward.items():
+
+        async def handle(request: Any, target: Forward = target) -> Any:
+            return wrap(await target(request.params))
+
+        server.request_handlers[getattr(types, FORWARDED[key])] = handle
+    return server
+
+
+class ToolCaller:
+    """``ClientSession.call_tool`` for the proxy.
+
+    With mcp 2.x it is the session's own (it caches compiled output-schema validators).
+    mcp 1.x compiles the tool's output schema again on every call (about half a
+    millisecond); here the request is sent as ``call_tool`` sends it and the structured
+    content is checked the same way with a validator compiled once per schema, raising
+    the same ``RuntimeError`` texts.
+    """
+
+    def __init__(self) -> None:
+        self._schemas: dict[str, Any] = {}
+        self._validators: dict[str, tuple[Any, Any]] = {}
+
+    def learn_tools(self, tools: Sequence[Any]) -> None:
+        self._schemas = {tool.name: getattr(tool, "outputSchema", None) for tool in tools}
+
+    async def call(self, session: Any, name: str, arguments: dict[str, Any], timeout: float | None) -> Any:
+        if MCP_MAJOR >= 2 or name not in self._schemas:
+            return await session.call_tool(name, arguments, read_timeout(timeout))
+        client_request: Any = types.ClientRequest  # a root model in 1.x
+        request = client_request(
+            types.CallToolRequest(params=types.CallToolRequestParams(name=name, arguments=arguments))
+        )
+        result = await session.send_request(
+            request, types.CallToolResult, request_read_timeout_seconds=read_timeout(timeout)
+        )
+        if not is_error(result):
+            self._validate(name, result)
+        return result
+
+    def _validate(self, name: str, result: Any) -> None:
+        schema = self._schemas.get(name)
+        if schema is None:
+            return
+        content = structured_content(result)
+        if content is None:
+            raise RuntimeError(f"Tool {name} has an output schema but did not return structured content")
+        cached = self._validators.get(name)
+        if cached is None or cached[0] is not schema:
+            validators = importlib.import_module("jsonschema.validators")  # an SDK dependency
+            registry = importlib.import_module("referencing").Registry()
+            validator_class = validators.validator_for(schema)
+            validator_class.check_schema(schema)
+            cached = (schema, validator_class(schema, registry=registry))
+            self._validators[name] = cached
+        error = next(iter(cached[1].iter_errors(content)), None)
+        if error is not None:
+            raise RuntimeError(f"Invalid structured content returned by tool {name}: {error.message}")

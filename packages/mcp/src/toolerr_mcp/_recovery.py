@@ -1,0 +1,409 @@
+"""One MCP conversation's tool calls through the toolerr layer.
+
+:class:`CallRecovery` is what all three entry points share: :class:`RecoveringSession`,
+:class:`ToolErrorInterceptor` and the proxy each hand it a call (tool name, arguments and
+a coroutine that performs it) and get back the ``CallToolResult`` to give the client.
+
+* A success passes through: the very same result object.
+* A failure (``is_error``, a JSON-RPC error, a transport failure, a timeout) comes back
+  as a ``CallToolResult`` with ``is_error`` set, the original content kept, the guidance
+  appended as a text block (form C1: an MCP server cannot add user turns) and the
+  classification under ``_meta["toolerr"]``, with the C3 runtime note for clients that
+  can place it in a user turn themselves.
+* With loop action ``block`` an identical repeat of a failed non-transient call is
+  answered without performing it; with ``stop`` it raises :class:`toolerr.ToolLoopError`.
+
+The adapter holds no rules: detection, classification, guidance, notes and loop decisions
+all come from :class:`toolerr.ToolErrorLayer`. The MCP conversation has no model turns, so
+the recovery keeps a short neutral history of its own calls (for the retry budget and
+repeat reports) and a failed-call ledger (for the loop check before each call).
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from collections import deque
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from typing import Any
+
+import anyio
+from pydantic import ValidationError
+from toolerr import (
+    DetectionRecord,
+    FailureLedger,
+    Message,
+    Policy,
+    ToolCall,
+    ToolErrorLayer,
+    ToolLoopError,
+    Verdict,
+    inspect_result,
+    safety_from_annotations,
+)
+
+from . import _compat
+
+logger = logging.getLogger("toolerr")
+
+META_KEY = "toolerr"
+"""The key under a result's ``_meta`` that holds toolerr's classification."""
+
+FORMS = ("c0", "c1")
+"""The forms an MCP tool result can carry: C0 (classify only) and C1 (guidance appended).
+The note of form C3 is given under ``_meta`` for clients that place it themselves."""
+
+HISTORY = 16
+"""Calls kept in the neutral history the layer reads (retry budget, repeat reports)."""
+
+LEDGER_HISTORY = 64
+"""Recent calls the failed-call ledger keeps for cycle detection (its default)."""
+
+TRANSPORT_ERRORS: tuple[type[BaseException], ...] = (
+    _compat.MCP_ERROR,
+    TimeoutError,
+    OSError,
+    anyio.ClosedResourceError,
+    anyio.BrokenResourceError,
+    anyio.EndOfStream,
+    ValidationError,
+)
+"""Exceptions of a call that become failed results: JSON-RPC error responses, read
+timeouts and closed connections (the SDK's error type), broken pipes and streams, and a
+result that does not validate (a misbehaving server)."""
+
+_ACTIONABLE = ("transient", "fixable", "unrecoverable")
+
+CONNECTION_CLOSED = -32000
+"""The SDK's JSON-RPC error code for a connection that ended."""
+
+_STREAM_ERRORS = (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream)
+
+BEFORE_FAILURE_TIMEOUT = 5.0
+"""Seconds a session may spend fetching tool annotations before classifying a failure."""
+
+_SUCCESS = Verdict(failed=False)
+
+Invoke = Callable[[], Awaitable[Any]]
+
+
+class CallRecovery:
+    """The toolerr layer applied to the tool calls of one MCP conversation.
+
+    Not a public class: build a :class:`toolerr_mcp.RecoveringSession`,
+    :class:`toolerr_mcp.ToolErrorInterceptor` or run the proxy. ``options`` are
+    :class:`toolerr.Policy` fields (``form``, ``retry_budget``, ``loop_action``,
+    ``tool_safety``, ``max_error_chars``).
+    """
+
+    def __init__(
+        self,
+        policy: Policy | None = None,
+        *,
+        on_record: Callable[[DetectionRecord], None] | None = None,
+        catch: tuple[type[BaseException], ...] = TRANSPORT_ERRORS,
+        **options: Any,
+    ) -> None:
+        if policy is None:  # MCP's defaults: guidance in the result, repeats blocked
+            if options.get("form") is None:
+                options["form"] = "c1"
+            if options.get("loop_action") is None:
+                options["loop_action"] = "block"
+        options["client"] = "mcp"
+        base = Policy.coerce(policy, **options)
+        if base.form not in FORMS:
+            raise ValueError(
+                f"form {base.form!r} cannot be delivered by MCP: a tool result cannot add user turns. "
+                "Use 'c1' (guidance appended to the result) or 'c0' (classification under _meta only); "
+                "the C3 note is in _meta['toolerr']['note'] for clients that place it themselves."
+            )
+        # The layer applies the configured form to the result; its records carry the C3
+        # note given under _meta for clients that place it themselves.
+        self._layer = ToolErrorLayer(base, on_record=on_record)
+        self._catch = catch
+        self._ledger = FailureLedger(retry_budget=base.retry_budget, history=LEDGER_HISTORY)
+        # Successes reach the ledger lazily: while it holds no failure, they only matter
+        # for cycles, so they wait here (in order) until the next failure is recorded.
+        self._pending: deque[tuple[str, dict[str, Any], str]] = deque(maxlen=LEDGER_HISTORY)
+        self._failures_seen = False
+        # The neutral history the layer reads at a failure: (call id, name, arguments, the
+        # tool message of a failure or None for a success), built into messages only then.
+        self._history: deque[tuple[str, str, dict[str, Any], Message | None]] = deque(maxlen=HISTORY)
+        self._ids = itertools.count(1)
+        self._safety_seen = False
+
+    @property
+    def policy(self) -> Policy:
+        return self._layer.policy
+
+    @property
+    def knows_tools(self) -> bool:
+        """Whether a tool listing has been seen (tool safety comes from its annotations)."""
+        return self._safety_seen
+
+    # -- tool safety -----------------------------------------------------------------
+
+    def learn_tools(self, tools: Iterable[Any]) -> None:
+        """Tool safety from the annotations of listed tools (``readOnlyHint``,
+        ``idempotentHint``, ``destructiveHint``); safety the user declared wins."""
+        learned: dict[str, Any] = {}
+        try:
+            for tool in tools:
+                name = getattr(tool, "name", None)
+                if not isinstance(name, str):
+                    continue
+                safety = safety_from_annotations(getattr(tool, "annotations", None))
+                if safety is not None:
+                    learned[name] = safety
+        except Exception:
+            logger.exception("toolerr: could not read tool annotations; retry safety unchanged")
+            return
+        self._safety_seen = True
+        self.add_tool_safety(learned)
+
+    def add_tool_safety(self, safety: Mapping[str, Any]) -> None:
+        if not safety:
+            return
+        self._layer.policy = self._layer.policy.with_tool_safety(safety)
+
+    # -- calls -----------------------------------------------------------------------
+
+    def new_call_id(self) -> str:
+        return f"toolerr-mcp-{next(self._ids)}"
+
+    async def call(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None,
+        invoke: Invoke,
+        *,
+        call_id: str | None = None,
+        before_failure: Callable[[], Awaitable[None]] | None = None,
+    ) -> Any:
+        """Perform one call through the layer and return what the client should get.
+
+        ``invoke`` performs the call and returns a ``CallToolResult`` (anything else is
+        passed through untouched). Exceptions in :attr:`catch` become failed results;
+        others propagate. ``before_failure`` runs before a failure is classified (the
+        session uses it to fetch tool annotations it has not seen). Raises
+        :class:`toolerr.ToolLoopError` only with loop action ``stop``.
+        """
+        call_id = call_id or self.new_call_id()
+        if type(arguments) is dict:
+            args: dict[str, Any] = dict(arguments)
+        else:
+            args = dict(arguments) if isinstance(arguments, Mapping) else {}
+        decision = self._check(name, args)  # ToolLoopError (stop) propagates
+        exception: BaseException | None = None
+        remembered = False
+        if decision is not None and decision.action == "block":
+            text = self._layer.blocked_result(call_id, decision)
+            result: Any = _compat.error_result(text)
+            remembered = True
+        else:
+            try:
+                result = await invoke()
+            except self._catch as exc:
+                failed = self._failed_result(name, call_id, exc)
+                if failed is None:
+                    raise
+                result, exception = failed
+                remembered = True
+        if not isinstance(result, _compat.CallToolResult):
+            return result
+        return await self._deliver(name, args, call_id, result, exception, remembered, before_failure)
+
+    def _check(self, name: str, args: dict[str, Any]) -> Any:
+        if not self._failures_seen or self._layer.policy.loop_action == "note" or not self._has_failures():
+            return None  # a note rides on the result; with no failure there is no loop
+        self._flush()
+        return self._layer.check_call(name, args, ledger=self._ledger)
+
+    def _has_failures(self) -> bool:
+        return self._failures_seen and bool(self._ledger.failures)
+
+    def _flush(self) -> None:
+        while self._pending:
+            name, args, call_id = self._pending.popleft()
+            self._ledger.record(name, args, _SUCCESS, call_id=call_id)
+
+    def _failed_result(self, name: str, call_id: str, exc: BaseException) -> tuple[Any, BaseException] | None:
+        try:
+            if isinstance(exc, _STREAM_ERRORS):
+                # mcp 1.x raises these where 2.x raises its CONNECTION_CLOSED error: same evidence
+                closed = _compat.make_mcp_error(
+                    CONNECTION_CLOSED, f"Connection closed ({type(exc).__name__})"
+                )
+                closed.__cause__ = exc
+                exc = closed
+            text = describe_exception(exc)
+            verdict = self._layer.inspect_exception(exc, text=text, tool=name)
+            self.remember(call_id, verdict)
+            return _compat.error_result(text), exc
+        except Exception:
+            logger.exception("toolerr: could not turn a failed call into a result; the error propagates")
+            return None
+
+    def remember(self, call_id: str, verdict: Verdict) -> None:
+        self._layer.remember(call_id, verdict)
+
+    async def _deliver(
+        self,
+        name: str,
+        args: dict[str, Any],
+        call_id: str,
+        result: Any,
+        exception: BaseException | None,
+        remembered: bool,
+        before_failure: Callable[[], Awaitable[None]] | None,
+    ) -> Any:
+        try:
+            content = neutral_content(result.content)
+            flag = _compat.is_error(result)
+            # what layer.inspect(message) does, without building the message for a success
+            verdict = (self._layer.recall(call_id) if remembered else None) or inspect_result(
+                content, is_error=flag, exception=exception, client="mcp", tool=name
+            )
+            if not verdict.failed:
+                self._record_success(name, args, call_id)
+                return result
+            tool = Message(
+                role="tool",
+                content=content,
+                tool_call_id=call_id,
+                name=name,
+                is_error=flag,
+                exception=exception,
+                client="mcp",
+            )
+        except Exception:
+            logger.exception("toolerr: could not inspect a tool result; it passes unchanged")
+            return result
+        if before_failure is not None:
+            try:
+                with anyio.move_on_after(BEFORE_FAILURE_TIMEOUT):
+                    await before_failure()
+            except Exception:
+                logger.debug("toolerr: fetching tool annotations failed", exc_info=True)
+        try:
+            delivered = self._apply(name, args, call_id, tool, result, verdict)
+        except ToolLoopError:
+            self._record_failure(name, args, call_id, tool, verdict)
+            raise
+        except Exception:
+            logger.exception("toolerr: could not annotate a failed tool result; it passes unchanged")
+            delivered = result
+        self._record_failure(name, args, call_id, tool, verdict)
+        return delivered
+
+    def _record_success(self, name: str, args: dict[str, Any], call_id: str) -> None:
+        self._history.append((call_id, name, args, None))
+        if not self._has_failures():
+            self._pending.append((name, args, call_id))
+            return
+        try:
+            self._flush()
+            self._ledger.record(name, args, _SUCCESS, call_id=call_id)
+        except Exception:
+            logger.exception("toolerr: could not record a call in the ledger")
+
+    def _record_failure(
+        self, name: str, args: dict[str, Any], call_id: str, tool: Message, verdict: Verdict
+    ) -> None:
+        self._history.append((call_id, name, args, tool))
+        self._failures_seen = True
+        self.remember(call_id, verdict)  # the layer's replays of the history reuse it
+        try:
+            self._flush()
+            self._ledger.record(name, args, verdict, call_id=call_id)
+        except Exception:
+            logger.exception("toolerr: could not record a call in the ledger")
+
+    def _conversation(self) -> list[Message]:
+        messages: list[Message] = []
+        for call_id, name, args, tool in self._history:
+            messages.append(
+                Message(role="assistant", tool_calls=(ToolCall(id=call_id, name=name, arguments=args),))
+            )
+            messages.append(tool or Message(role="tool", tool_call_id=call_id, name=name, is_error=False))
+        return messages
+
+    def _apply(
+        self, name: str, args: dict[str, Any], call_id: str, tool: Message, result: Any, verdict: Verdict
+    ) -> Any:
+        conversation = self._conversation()
+        call = ToolCall(id=call_id, name=name, arguments=args)
+        conversation += [Message(role="assistant", tool_calls=(call,)), tool]
+        rewrite = self._layer.rewrite(conversation)
+        if rewrite.error is not None:
+            return result
+        record = next((r for r in reversed(rewrite.records) if r.call_id == tool.tool_call_id), None)
+        suffix = None
+        if rewrite.changed and rewrite.messages[-1] is not tool:
+            content = rewrite.messages[-1].content
+            if isinstance(content, list) and content and isinstance(content[-1], Mapping):
+                suffix = content[-1].get("text")
+        note = record.note if record is not None else None
+        meta = {
+            META_KEY: {
+                "failed": True,
+                "kind": record.kind if record is not None else verdict.kind,
+                "rule": verdict.rule,
+                "detection": verdict.detection,
+                "outcome": verdict.outcome,
+                "guidance": record.guidance if record is not None else None,
+                "loop": record.loop if record is not None else None,
+                "note": note,
+            }
+        }
+        append = [_compat.text_block(suffix)] if isinstance(suffix, str) and suffix else []
+        # The error flag is set for every failure with evidence beyond the text; a result the
+        # server flagged as a success keeps its flag when the text alone says nothing certain.
+        kind = record.kind if record is not None else verdict.kind
+        flagged = bool(tool.is_error) or tool.exception is not None or kind in _ACTIONABLE
+        return _compat.result_with(result, append=append, failed=True if flagged else None, meta=meta)
+
+
+def describe_exception(exc: BaseException) -> str:
+    """The text a failed call's result carries for an exception: ``MCP error -32602: ...``
+    for a JSON-RPC error (the form the TypeScript SDK uses), ``Name: message`` otherwise."""
+    given = getattr(exc, "tool_result_text", None)
+    if isinstance(given, str) and given:
+        return given
+    code = _compat.error_code(exc)
+    message = _compat.error_message(exc).strip()
+    if code is not None:
+        return f"MCP error {code}: {message}" if message else f"MCP error {code}"
+    if isinstance(exc, ValidationError):
+        return f"Error: the MCP server returned a result that is not valid: {message}"
+    name = type(exc).__name__
+    return f"{name}: {message}" if message else name
+
+
+def neutral_content(content: Any) -> list[dict[str, Any]]:
+    """MCP content blocks as the neutral content toolerr reads: text as text; images,
+    audio and binary resources as a short description (their data is not error text)."""
+    blocks: list[dict[str, Any]] = []
+    for block in content or ():
+        kind = getattr(block, "type", None)
+        text = getattr(block, "text", None)
+        if kind == "text" and isinstance(text, str):
+            blocks.append({"type": "text", "text": text})
+            continue
+        resource = getattr(block, "resource", None)
+        if resource is not None:
+            entry: dict[str, Any] = {"type": "resource", "uri": str(getattr(resource, "uri", ""))}
+            resource_text = getattr(resource, "text", None)
+            if isinstance(resource_text, str):
+                entry["text"] = resource_text
+            blocks.append(entry)
+            continue
+        entry = {"type": str(kind or type(block).__name__)}
+        mime = getattr(block, "mime_type", None) or getattr(block, "mimeType", None)
+        if isinstance(mime, str):
+            entry["mime_type"] = mime
+        uri = getattr(block, "uri", None)
+        if uri is not None:
+            entry["uri"] = str(uri)
+        blocks.append(entry)
+    return blocks

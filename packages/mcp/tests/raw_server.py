@@ -1,0 +1,85 @@
+"""A misbehaving stdio MCP server, written without the SDK so it can send bad bytes.
+
+Tools: ``bytes`` (a result whose text is not UTF-8), ``noise`` (a line that is not JSON,
+then the result), ``invalid`` (a result that is not a CallToolResult) and ``schema`` (structured
+content that does not match the tool's output schema).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+TOOLS: list[dict[str, object]] = [
+    {"name": name, "inputSchema": {"type": "object"}} for name in ("bytes", "noise", "invalid")
+]
+TOOLS.append(
+    {
+        "name": "schema",
+        "inputSchema": {"type": "object"},
+        "outputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]},
+    }
+)
+
+
+def send(out: object, message: dict[str, object]) -> None:
+    write(json.dumps(message).encode())
+
+
+def write(data: bytes) -> None:
+    sys.stdout.buffer.write(data + b"\n")
+    sys.stdout.buffer.flush()
+
+
+def main() -> None:
+    for line in sys.stdin.buffer:
+        try:
+            request = json.loads(line)
+        except ValueError:
+            continue
+        method = request.get("method")
+        if "id" not in request:
+            continue  # a notification
+        rid = request["id"]
+        if method == "initialize":
+            version = request.get("params", {}).get("protocolVersion", "2025-06-18")
+            result: dict[str, object] = {
+                "protocolVersion": version,
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "raw", "version": "0"},
+            }
+            send(None, {"jsonrpc": "2.0", "id": rid, "result": result})
+        elif method == "tools/list":
+            send(None, {"jsonrpc": "2.0", "id": rid, "result": {"tools": TOOLS}})
+        elif method == "tools/call":
+            name = request.get("params", {}).get("name")
+            if name == "bytes":
+                body = json.dumps(
+                    {"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": "@@"}]}}
+                ).encode()
+                write(body.replace(b"@@", b"caf\xe9 \xff\xfe ok"))
+            elif name == "noise":
+                write(b"this line is not JSON-RPC")
+                content = [{"type": "text", "text": "after the noise"}]
+                send(None, {"jsonrpc": "2.0", "id": rid, "result": {"content": content}})
+            elif name == "schema":
+                result = {"content": [{"type": "text", "text": "n is x"}], "structuredContent": {"n": "x"}}
+                send(None, {"jsonrpc": "2.0", "id": rid, "result": result})
+            elif name == "invalid":
+                send(
+                    None,
+                    {"jsonrpc": "2.0", "id": rid, "result": {"content": "not a list", "isError": "maybe"}},
+                )
+            else:
+                error = {"code": -32602, "message": f"Unknown tool: {name}"}
+                send(None, {"jsonrpc": "2.0", "id": rid, "error": error})
+        elif method == "ping":
+            send(None, {"jsonrpc": "2.0", "id": rid, "result": {}})
+        else:
+            send(
+                None, {"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "Method not found"}}
+            )
+
+
+if __name__ == "__main__":
+    main()

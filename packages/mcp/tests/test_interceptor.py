@@ -1,0 +1,205 @@
+"""ToolErrorInterceptor with the real langchain-mcp-adapters (mcp 1.x only: the adapters need mcp<2)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import mcp_servers as servers
+import pytest
+import toolerr
+
+pytest.importorskip("langchain_mcp_adapters", reason="langchain-mcp-adapters needs mcp<2")
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_mcp_adapters.client import MultiServerMCPClient
+from langchain_mcp_adapters.interceptors import ToolCallInterceptor
+from langchain_mcp_adapters.tools import load_mcp_tools
+from toolerr_mcp import ToolErrorInterceptor
+
+pytestmark = pytest.mark.anyio
+
+CHECK_FIRST = toolerr.GUIDANCE_CHECK_FIRST
+
+
+def call(name: str, args: dict[str, Any], call_id: str = "call_1") -> dict[str, Any]:
+    return {"type": "tool_call", "name": name, "args": args, "id": call_id}
+
+
+def text_of(message: ToolMessage) -> list[str]:
+    content = message.content
+    if isinstance(content, str):
+        return [content]
+    return [block["text"] for block in content if isinstance(block, dict) and block.get("type") == "text"]
+
+
+def by_name(tools: Sequence[Any], name: str) -> Any:
+    return next(tool for tool in tools if tool.name == name)
+
+
+def test_is_a_tool_call_interceptor() -> None:
+    assert isinstance(ToolErrorInterceptor(), ToolCallInterceptor)
+
+
+async def test_failures_become_error_messages_with_guidance() -> None:
+    interceptor = ToolErrorInterceptor()
+    async with servers.connect(servers.make_server()) as session:
+        tools = await load_mcp_tools(session, tool_interceptors=[interceptor], server_name="test")
+        interceptor.learn_tools(tools)
+
+        ok = await by_name(tools, "echo").ainvoke(call("echo", {"text": "hi"}))
+        assert ok.status == "success"
+        assert text_of(ok) == ["hi"]
+
+        fixable = await by_name(tools, "convert").ainvoke(call("convert", {"value": 1, "unit": "kelvins"}))
+        assert fixable.status == "error"
+        assert servers.FIXABLE_TEXT in text_of(fixable)[0]
+        assert text_of(fixable)[-1] == toolerr.GUIDANCE["fixable"]
+
+        # a JSON-RPC error would end the run without the interceptor
+        rpc = await by_name(tools, "fail_rpc").ainvoke(call("fail_rpc", {"code": -32601}))
+        assert rpc.status == "error"
+        assert text_of(rpc)[0].startswith("MCP error -32601")
+        assert text_of(rpc)[-1] == toolerr.GUIDANCE["fixable"]
+
+
+async def test_without_the_interceptor_a_json_rpc_error_raises() -> None:
+    async with servers.connect(servers.make_server()) as session:
+        tools = await load_mcp_tools(session)
+        with pytest.raises(Exception, match="Method not found"):
+            await by_name(tools, "fail_rpc").ainvoke(call("fail_rpc", {"code": -32601}))
+
+
+async def test_repeat_is_blocked_without_reaching_the_server() -> None:
+    interceptor = ToolErrorInterceptor()
+    async with servers.connect(servers.make_server()) as session:
+        tools = await load_mcp_tools(session, tool_interceptors=[interceptor])
+        write = by_name(tools, "write_file")
+        args = {"path": "/etc/passwd", "text": "x"}
+        first = await write.ainvoke(call("write_file", args, "call_1"))
+        second = await write.ainvoke(call("write_file", args, "call_1"))  # a reused id, too
+        assert text_of(first)[-1] == toolerr.GUIDANCE["unrecoverable"]
+        assert text_of(second)[0].startswith("Error: this call was not executed.")
+        stats = await by_name(tools, "stats").ainvoke(call("stats", {}))
+        assert json.loads(text_of(stats)[0])["write_file"] == 1
+
+
+async def test_stop_ends_the_run() -> None:
+    interceptor = ToolErrorInterceptor(loop_action="stop")
+    async with servers.connect(servers.make_server()) as session:
+        tools = await load_mcp_tools(session, tool_interceptors=[interceptor])
+        convert = by_name(tools, "convert")
+        await convert.ainvoke(call("convert", {"value": 1, "unit": "kelvins"}))
+        with pytest.raises(toolerr.ToolLoopError):
+            await convert.ainvoke(call("convert", {"value": 1, "unit": "kelvins"}, "call_2"))
+
+
+async def test_annotations_from_learned_tools_set_retry_safety() -> None:
+    safe = ToolErrorInterceptor()
+    unsure = ToolErrorInterceptor()
+    async with servers.connect(servers.make_server(), read_timeout=0.3) as session:
+        safe_tools = await load_mcp_tools(session, tool_interceptors=[safe])
+        safe.learn_tools(safe_tools)
+        unsure_tools = await load_mcp_tools(session, tool_interceptors=[unsure])  # never learned
+        result = await by_name(safe_tools, "slow").ainvoke(call("slow", {"seconds": 30}))
+        assert result.status == "error"
+        assert text_of(result)[-1] == toolerr.GUIDANCE["transient"]
+        result = await by_name(unsure_tools, "slow").ainvoke(call("slow", {"seconds": 30}))
+        assert text_of(result)[-1] == CHECK_FIRST
+
+
+async def test_ledgers_are_kept_per_thread() -> None:
+    interceptor = ToolErrorInterceptor()
+    recovery_a = interceptor._recovery(_Runtime("a"))
+    recovery_b = interceptor._recovery(_Runtime("b"))
+    assert recovery_a is not recovery_b
+    assert interceptor._recovery(_Runtime("a")) is recovery_a
+    assert interceptor._recovery(None) is interceptor._recovery(None)
+
+
+class _Runtime:
+    def __init__(self, thread: str) -> None:
+        self.config = {"configurable": {"thread_id": thread}}
+
+
+@pytest.mark.slow
+async def test_multi_server_client_over_stdio() -> None:
+    interceptor = ToolErrorInterceptor()
+    client = MultiServerMCPClient(
+        {
+            "test": {
+                "command": sys.executable,
+                "args": [servers.SCRIPT],
+                "transport": "stdio",
+                "env": dict(os.environ),
+            }
+        },
+        tool_interceptors=[interceptor],
+    )
+    tools = await client.get_tools()
+    interceptor.learn_tools(tools)
+    result = await by_name(tools, "search").ainvoke(call("search", {"query": "q"}))
+    assert result.status == "error"
+    assert text_of(result)[-1] == toolerr.GUIDANCE["transient"]
+    died = await by_name(tools, "die").ainvoke(call("die", {}))  # a new server process per call
+    assert died.status == "error"
+    assert text_of(died)[0].startswith("MCP error")
+
+
+class ScriptedModel(BaseChatModel):
+    """A chat model that answers with the scripted messages in turn and keeps what it saw."""
+
+    script: list[AIMessage]
+    seen: list[list[BaseMessage]]
+
+    @property
+    def _llm_type(self) -> str:
+        return "scripted"
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
+        return self
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        self.seen.append(list(messages))
+        message = self.script[len(self.seen) - 1]
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+async def test_langchain_agent_sees_the_guidance() -> None:
+    from langchain.agents import create_agent
+
+    model = ScriptedModel(
+        script=[
+            AIMessage(content="", tool_calls=[call("convert", {"value": 1, "unit": "kelvins"}, "c1")]),
+            AIMessage(content="", tool_calls=[call("convert", {"value": 1, "unit": "celsius"}, "c2")]),
+            AIMessage(content="1 celsius"),
+        ],
+        seen=[],
+    )
+    interceptor = ToolErrorInterceptor()
+    async with servers.connect(servers.make_server()) as session:
+        tools = await load_mcp_tools(session, tool_interceptors=[interceptor])
+        agent = create_agent(model, tools)
+        state = await agent.ainvoke(
+            {"messages": [{"role": "user", "content": "convert 1 kelvins"}]},
+            {"configurable": {"thread_id": "t1"}},
+        )
+    assert list(interceptor._recoveries) == ["thread:t1"]  # the ledger of this conversation
+    assert state["messages"][-1].content == "1 celsius"
+    second_call_input = model.seen[1]
+    failed = second_call_input[-1]
+    assert isinstance(failed, ToolMessage)
+    assert failed.status == "error"
+    assert text_of(failed)[-1] == toolerr.GUIDANCE["fixable"]

@@ -1,0 +1,264 @@
+"""The proxy end to end: a real stdio client, the proxy as a subprocess, real upstream servers."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_servers as servers
+import pytest
+import toolerr
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from toolerr_mcp import META_KEY
+from toolerr_mcp import _compat as compat
+
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+
+RAW_SERVER = str(Path(__file__).with_name("raw_server.py"))
+
+
+def texts(result: Any) -> list[str]:
+    return [block.text for block in result.content if getattr(block, "type", None) == "text"]
+
+
+def meta(result: Any) -> dict[str, Any]:
+    assert result.meta is not None
+    value: dict[str, Any] = result.meta[META_KEY]
+    return value
+
+
+@asynccontextmanager
+async def proxied(
+    tmp_path: Path, *upstream: str, options: tuple[str, ...] = ()
+) -> AsyncIterator[tuple[ClientSession, Path]]:
+    """A ClientSession to ``toolerr-mcp proxy [options] -- upstream`` over stdio; the
+    proxy's stderr goes to the returned file."""
+    command = upstream or (sys.executable, servers.SCRIPT)
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "toolerr_mcp", "proxy", *options, "--", *command],
+        env=dict(os.environ),
+    )
+    stderr = tmp_path / "proxy-stderr.txt"
+    with stderr.open("w") as errlog:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            with anyio.fail_after(60):
+                await session.initialize()
+            yield session, stderr
+
+
+@asynccontextmanager
+async def direct() -> AsyncIterator[ClientSession]:
+    with open(os.devnull, "w") as errlog:
+        async with (
+            stdio_client(servers.stdio_params(), errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            yield session
+
+
+async def test_tools_are_mirrored_with_annotations(tmp_path: Path) -> None:
+    async with direct() as upstream:
+        expected = (await upstream.list_tools()).tools
+    async with proxied(tmp_path) as (session, _):
+        listed = (await session.list_tools()).tools
+    assert [t.model_dump(by_alias=True) for t in listed] == [t.model_dump(by_alias=True) for t in expected]
+    echo = next(t for t in listed if t.name == "echo")
+    assert echo.annotations is not None
+    assert echo.annotations.model_dump(by_alias=True)["readOnlyHint"] is True
+
+
+async def test_successes_are_byte_identical(tmp_path: Path) -> None:
+    calls = [
+        ("echo", {"text": "héllo \u2603"}),
+        ("image", {}),
+        ("forecast", {"city": "Paris"}),
+        ("huge", {"size": 300_000}),
+    ]
+    async with direct() as upstream:
+        expected = [await upstream.call_tool(name, args) for name, args in calls]
+    async with proxied(tmp_path) as (session, _):
+        got = [await session.call_tool(name, args) for name, args in calls]
+    for want, have in zip(expected, got, strict=True):
+        assert have.model_dump_json(by_alias=True) == want.model_dump_json(by_alias=True)
+
+
+async def test_resources_and_prompts_pass_through(tmp_path: Path) -> None:
+    async with direct() as upstream:
+        want_resources = await upstream.list_resources()
+        want_read = await upstream.read_resource(want_resources.resources[0].uri)
+        want_prompt = await upstream.get_prompt("ask", {"topic": "MCP"})
+    async with proxied(tmp_path) as (session, _):
+        resources = await session.list_resources()
+        assert resources.model_dump_json() == want_resources.model_dump_json()
+        read = await session.read_resource(resources.resources[0].uri)
+        assert read.model_dump_json() == want_read.model_dump_json()
+        assert [p.name for p in (await session.list_prompts()).prompts] == ["ask"]
+        prompt = await session.get_prompt("ask", {"topic": "MCP"})
+        assert prompt.model_dump_json() == want_prompt.model_dump_json()
+        with pytest.raises(compat.MCP_ERROR):  # the upstream's own error, passed on
+            await session.read_resource("memo://missing")
+        assert texts(await session.call_tool("echo", {"text": "ok"})) == ["ok"]
+
+
+async def test_a_failure_is_annotated(tmp_path: Path) -> None:
+    async with proxied(tmp_path) as (session, _):
+        result = await session.call_tool("convert", {"value": 1, "unit": "kelvins"})
+        assert compat.is_error(result)
+        assert servers.FIXABLE_TEXT in texts(result)[0]
+        assert texts(result)[-1] == toolerr.GUIDANCE["fixable"]
+        info = meta(result)
+        assert info["kind"] == "fixable"
+        assert info["note"].startswith("Note from the tool runtime: the last attempt called convert")
+
+        rpc = await session.call_tool("fail_rpc", {"code": -32602})  # a JSON-RPC error upstream
+        assert compat.is_error(rpc)
+        assert texts(rpc)[0].startswith("MCP error -32602")
+        assert meta(rpc)["kind"] == "fixable"
+
+
+async def test_form_c0_and_loop_block(tmp_path: Path) -> None:
+    async with proxied(tmp_path, options=("--form", "c0", "--loop-action", "block")) as (session, _):
+        args = {"path": "/etc/passwd", "text": "x"}
+        first = await session.call_tool("write_file", args)
+        assert len(first.content) == 1
+        assert meta(first)["kind"] == "unrecoverable"
+        second = await session.call_tool("write_file", args)
+        assert texts(second)[0].startswith("Error: this call was not executed.")
+        counts = json.loads(texts(await session.call_tool("stats", {}))[0])
+        assert counts["write_file"] == 1
+
+
+async def test_loop_stop_answers_with_an_error(tmp_path: Path) -> None:
+    async with proxied(tmp_path, options=("--loop-action", "stop")) as (session, _):
+        await session.call_tool("convert", {"value": 1, "unit": "kelvins"})
+        stopped = await session.call_tool("convert", {"value": 1, "unit": "kelvins"})
+        assert compat.is_error(stopped)
+        assert "toolerr stopped the run" in texts(stopped)[0]
+
+
+async def test_call_timeout_never_hangs_the_client(tmp_path: Path) -> None:
+    async with proxied(tmp_path, options=("--call-timeout", "0.5")) as (session, _):
+        started = time.monotonic()
+        with anyio.fail_after(20):
+            result = await session.call_tool("slow", {"seconds": 60})
+        assert time.monotonic() - started < 10
+        assert compat.is_error(result)
+        assert meta(result)["kind"] == "transient"
+        assert texts(result)[-1] == toolerr.GUIDANCE["transient"]  # slow is read-only
+        assert texts(await session.call_tool("echo", {"text": "still here"})) == ["still here"]
+
+
+async def test_upstream_crash_and_recovery(tmp_path: Path) -> None:
+    async with proxied(tmp_path) as (session, stderr):
+        first_pid = json.loads(texts(await session.call_tool("pid", {}))[0])
+        with anyio.fail_after(30):
+            died = await session.call_tool("die", {})
+        assert compat.is_error(died)
+        assert "closed the connection during the call" in texts(died)[0]
+        assert meta(died)["kind"] == "transient"
+        assert meta(died)["outcome"] == "unknown_outcome"  # it may have taken effect
+        assert texts(died)[-1] == toolerr.GUIDANCE_CHECK_FIRST
+        with anyio.fail_after(60):
+            after = await session.call_tool("echo", {"text": "back"})
+        assert texts(after) == ["back"]
+        second_pid = json.loads(texts(await session.call_tool("pid", {}))[0])
+        assert second_pid != first_pid
+        # the tool list still answers after the restart
+        assert "echo" in [t.name for t in (await session.list_tools()).tools]
+    log = stderr.read_text()
+    assert "closed the connection during the call" in log
+    assert "started again" in log
+    assert "test server: exiting in the middle of a call" in log  # the upstream's own stderr
+
+
+async def test_upstream_that_cannot_start(tmp_path: Path) -> None:
+    upstream = (sys.executable, servers.SCRIPT, "exit-at-start")
+    async with proxied(tmp_path, *upstream) as (session, stderr):
+        with pytest.raises(compat.MCP_ERROR, match="could not be started"):
+            await session.list_tools()
+        with anyio.fail_after(60):
+            result = await session.call_tool("echo", {"text": "x"})
+        assert compat.is_error(result)
+        assert "could not be started" in texts(result)[0]
+        assert "exit-at-start" in texts(result)[0]
+        assert meta(result)["kind"] == "transient"
+        assert meta(result)["outcome"] == "not_executed"  # the call never reached it
+        assert texts(result)[-1] == toolerr.GUIDANCE["transient"]
+    log = stderr.read_text()
+    assert "could not be started" in log
+    assert "test server: cannot start (missing configuration)" in log
+
+
+async def test_missing_command(tmp_path: Path) -> None:
+    async with proxied(tmp_path, "/nonexistent/mcp-server") as (session, _):
+        result = await session.call_tool("echo", {"text": "x"})
+        assert compat.is_error(result)
+        assert "could not be started" in texts(result)[0]
+        assert "No such file" in texts(result)[0]
+
+
+async def test_upstream_that_fails_once_then_starts(tmp_path: Path) -> None:
+    flag = tmp_path / "fail-next-start"
+    flag.write_text("1")
+    upstream = (sys.executable, servers.SCRIPT, "fail-if-flag", str(flag))
+    async with proxied(tmp_path, *upstream) as (session, _):
+        result = await session.call_tool("echo", {"text": "x"})  # started again for this call
+        assert texts(result) == ["x"]
+        assert not compat.is_error(result)
+
+
+async def test_upstream_that_hangs_at_start(tmp_path: Path) -> None:
+    upstream = (sys.executable, servers.SCRIPT, "hang-at-start")
+    started = time.monotonic()
+    async with proxied(tmp_path, *upstream, options=("--startup-timeout", "1")) as (session, _):
+        with anyio.fail_after(60):
+            result = await session.call_tool("echo", {"text": "x"})
+        assert compat.is_error(result)
+        assert "could not be started" in texts(result)[0]
+    assert time.monotonic() - started < 45
+
+
+# -- a misbehaving upstream ----------------------------------------------------------------
+
+
+async def test_non_utf8_bytes_are_replaced(tmp_path: Path) -> None:
+    async with proxied(tmp_path, sys.executable, RAW_SERVER) as (session, _):
+        result = await session.call_tool("bytes", {})
+        assert not compat.is_error(result)
+        assert texts(result) == ["caf\ufffd \ufffd\ufffd ok"]
+
+
+async def test_invalid_output_is_skipped(tmp_path: Path) -> None:
+    async with proxied(tmp_path, sys.executable, RAW_SERVER) as (session, _):
+        result = await session.call_tool("noise", {})  # a non-JSON line, then the result
+        assert texts(result) == ["after the noise"]
+
+
+async def test_invalid_result_is_reported(tmp_path: Path) -> None:
+    async with proxied(tmp_path, sys.executable, RAW_SERVER) as (session, _):
+        with anyio.fail_after(30):
+            result = await session.call_tool("invalid", {})
+        assert compat.is_error(result)
+        assert "not valid" in texts(result)[0]
+        assert texts(await session.call_tool("bytes", {}))  # the proxy goes on
+
+
+async def test_structured_content_that_breaks_its_schema_is_reported(tmp_path: Path) -> None:
+    async with proxied(tmp_path, sys.executable, RAW_SERVER) as (session, _):
+        result = await session.call_tool("schema", {})
+        assert compat.is_error(result)
+        assert "Invalid structured content returned by tool schema" in texts(result)[0]
+        assert meta(result)["failed"] is True

@@ -1,0 +1,419 @@
+"""RecoveringSession against real MCP servers, in-process and over stdio."""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+import anyio
+import mcp_servers as servers
+import pytest
+import toolerr
+from mcp import ClientSession
+from mcp.client.stdio import stdio_client
+from toolerr_mcp import META_KEY, RecoveringSession
+from toolerr_mcp import _compat as compat
+
+pytestmark = pytest.mark.anyio
+
+CHECK_FIRST = toolerr.GUIDANCE_CHECK_FIRST
+
+
+class RecordingSession(ClientSession):
+    """The real ClientSession, keeping the last result it returned (for identity checks)."""
+
+    last: Any = None
+
+    async def call_tool(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        self.last = await super().call_tool(*args, **kwargs)
+        return self.last
+
+
+def texts(result: Any) -> list[str]:
+    return [block.text for block in result.content if getattr(block, "type", None) == "text"]
+
+
+def meta(result: Any) -> dict[str, Any]:
+    assert result.meta is not None, "a failed result carries _meta"
+    value = result.meta[META_KEY]
+    assert isinstance(value, dict)
+    return value
+
+
+async def stats(session: Any) -> dict[str, int]:
+    result = await session.call_tool("stats", {})
+    counts: dict[str, int] = json.loads(texts(result)[0])
+    return counts
+
+
+@pytest.fixture
+async def session() -> Any:
+    async with servers.connect(servers.make_server()) as inner:
+        wrapped = RecoveringSession(inner)
+        await wrapped.list_tools()
+        yield wrapped
+
+
+# -- successes ---------------------------------------------------------------------------
+
+
+async def test_success_is_the_very_same_object() -> None:
+    from mcp.shared.memory import create_client_server_memory_streams
+
+    server = servers.make_server()
+    low = servers.lowlevel(server)
+    async with create_client_server_memory_streams() as (client, srv), anyio.create_task_group() as tg:
+        tg.start_soon(lambda: low.run(srv[0], srv[1], low.create_initialization_options()))
+        async with RecordingSession(client[0], client[1]) as inner:
+            await inner.initialize()
+            session = RecoveringSession(inner)
+            for name, args in [("echo", {"text": "hi"}), ("image", {}), ("forecast", {"city": "Paris"})]:
+                result = await session.call_tool(name, args)
+                assert result is inner.last
+                assert result.meta is None or META_KEY not in result.meta
+        tg.cancel_scope.cancel()
+
+
+async def test_success_bytes_equal_a_direct_call(session: RecoveringSession) -> None:
+    for name, args in [
+        ("echo", {"text": "hi"}),
+        ("image", {}),
+        ("forecast", {"city": "Oslo"}),
+        ("huge", {"size": 10}),
+    ]:
+        wrapped = await session.call_tool(name, args)
+        direct = await session.session.call_tool(name, args)
+        assert wrapped.model_dump_json(by_alias=True) == direct.model_dump_json(by_alias=True)
+        assert not compat.is_error(wrapped)
+
+
+# -- failures the server reports -----------------------------------------------------------
+
+
+async def test_transient_tool_error_gets_retry_guidance(session: RecoveringSession) -> None:
+    result = await session.call_tool("search", {"query": "mcp"})
+    assert compat.is_error(result)
+    assert servers.TRANSIENT_TEXT in texts(result)[0]
+    assert texts(result)[-1] == toolerr.GUIDANCE["transient"]
+    info = meta(result)
+    assert info["failed"] is True
+    assert info["kind"] == "transient"
+    assert info["guidance"] == toolerr.GUIDANCE["transient"]
+    assert info["note"].startswith(
+        'Note from the tool runtime: the last attempt called search with query="mcp"'
+    )
+    assert info["note"].endswith(toolerr.GUIDANCE["transient"])
+
+
+async def test_fixable_tool_error(session: RecoveringSession) -> None:
+    result = await session.call_tool("convert", {"value": 1, "unit": "kelvins"})
+    assert compat.is_error(result)
+    assert len(result.content) == 2
+    assert servers.FIXABLE_TEXT in texts(result)[0]
+    assert texts(result)[1] == toolerr.GUIDANCE["fixable"]
+    assert meta(result)["kind"] == "fixable"
+
+
+async def test_unrecoverable_tool_error(session: RecoveringSession) -> None:
+    result = await session.call_tool("write_file", {"path": "/etc/passwd", "text": "x"})
+    assert texts(result)[-1] == toolerr.GUIDANCE["unrecoverable"]
+    assert meta(result)["kind"] == "unrecoverable"
+
+
+async def test_unexpected_exception_keeps_the_result(session: RecoveringSession) -> None:
+    result = await session.call_tool("crash", {})
+    assert compat.is_error(result)
+    info = meta(result)
+    assert info["failed"] is True
+    if servers.MAJOR >= 2:  # the SDK withholds the text: nothing says what kind it is
+        assert texts(result) == ["Error executing tool crash"]
+        assert info["kind"] == "ambiguous"
+        assert info["guidance"] is None
+        assert info["note"] is None
+
+
+async def test_invalid_arguments_are_fixable(session: RecoveringSession) -> None:
+    result = await session.call_tool("add", {"a": "x"})
+    assert compat.is_error(result)
+    assert meta(result)["kind"] == "fixable"
+    assert texts(result)[-1] == toolerr.GUIDANCE["fixable"]
+
+
+async def test_unknown_tool_is_fixable(session: RecoveringSession) -> None:
+    result = await session.call_tool("no_such_tool", {})
+    assert compat.is_error(result)
+    assert "no_such_tool" in texts(result)[0]
+    assert meta(result)["kind"] == "fixable"
+
+
+@pytest.mark.parametrize("code", [-32602, -32601])
+async def test_json_rpc_errors_become_failed_results(session: RecoveringSession, code: int) -> None:
+    result = await session.call_tool("fail_rpc", {"code": code})
+    assert compat.is_error(result)
+    assert texts(result)[0].startswith(f"MCP error {code}: ")
+    assert meta(result)["kind"] == "fixable"
+    assert texts(result)[-1] == toolerr.GUIDANCE["fixable"]
+
+
+async def test_error_text_in_a_success_keeps_the_flag(session: RecoveringSession) -> None:
+    result = await session.call_tool("note", {"name": "todo"})
+    assert not compat.is_error(result)  # the text alone is not certain enough to flip it
+    assert len(result.content) == 1
+    assert meta(result)["kind"] == "ambiguous"
+
+
+# -- timeouts and retry safety -----------------------------------------------------------------
+
+
+async def test_timeout_of_a_read_only_tool_invites_a_retry(session: RecoveringSession) -> None:
+    with anyio.fail_after(10):
+        result = await session.call_tool("slow", {"seconds": 30}, read_timeout_seconds=0.3)
+    assert compat.is_error(result)
+    assert texts(result)[0].startswith("MCP error ")
+    info = meta(result)
+    assert info["kind"] == "transient"
+    assert info["outcome"] == "unknown_outcome"
+    assert texts(result)[-1] == toolerr.GUIDANCE["transient"]
+
+
+async def test_timeout_of_a_write_says_check_first(session: RecoveringSession) -> None:
+    result = await session.call_tool("charge", {"amount": 5, "seconds": 30}, read_timeout_seconds=0.3)
+    assert meta(result)["outcome"] == "unknown_outcome"
+    assert texts(result)[-1] == CHECK_FIRST
+
+
+async def test_annotations_are_fetched_when_no_listing_was_seen() -> None:
+    async with servers.connect(servers.make_server()) as inner:
+        session = RecoveringSession(inner)  # list_tools never called
+        result = await session.call_tool("slow", {"seconds": 30}, read_timeout_seconds=0.3)
+        assert texts(result)[-1] == toolerr.GUIDANCE["transient"]
+
+
+async def test_user_tool_safety_wins_over_annotations() -> None:
+    async with servers.connect(servers.make_server()) as inner:
+        session = RecoveringSession(inner, tool_safety={"slow": "unsafe"})
+        await session.list_tools()
+        result = await session.call_tool("slow", {"seconds": 30}, read_timeout_seconds=0.3)
+        assert texts(result)[-1] == CHECK_FIRST
+
+
+async def test_timeout_from_the_session_default() -> None:
+    async with servers.connect(servers.make_server(), read_timeout=0.3) as inner:
+        session = RecoveringSession(inner)
+        result = await session.call_tool("slow", {"seconds": 30})
+        assert meta(result)["kind"] == "transient"
+
+
+# -- loops ---------------------------------------------------------------------------------
+
+
+async def test_block_answers_an_identical_repeat_without_the_server(session: RecoveringSession) -> None:
+    args = {"path": "/etc/passwd", "text": "x"}
+    first = await session.call_tool("write_file", args)
+    second = await session.call_tool("write_file", dict(args))
+    assert compat.is_error(second)
+    assert texts(second)[0].startswith("Error: this call was not executed.")
+    assert meta(second)["kind"] == "unrecoverable"
+    assert meta(second)["loop"] is not None or meta(second)["guidance"] is not None
+    assert (await stats(session))["write_file"] == 1
+    assert first.content[0] is not second.content[0]
+    # changed arguments are not a repeat: they reach the server
+    await session.call_tool("write_file", {"path": "/etc/hosts", "text": "x"})
+    assert (await stats(session))["write_file"] == 2
+
+
+async def test_transient_retries_reach_the_server_within_the_budget() -> None:
+    async with servers.connect(servers.make_server()) as inner:
+        session = RecoveringSession(inner, retry_budget=2)
+        await session.list_tools()
+        results = [await session.call_tool("search", {"query": "q"}) for _ in range(5)]
+        # attempts 1..3 (two retries) run; then the failure counts as unrecoverable
+        assert (await stats(session))["search"] == 3
+        assert meta(results[2])["kind"] == "unrecoverable"
+        assert texts(results[3])[0].startswith("Error: this call was not executed.")
+
+
+async def test_stop_raises_tool_loop_error() -> None:
+    async with servers.connect(servers.make_server()) as inner:
+        session = RecoveringSession(inner, loop_action="stop")
+        await session.call_tool("convert", {"value": 1, "unit": "kelvins"})
+        with pytest.raises(toolerr.ToolLoopError):
+            await session.call_tool("convert", {"value": 1, "unit": "kelvins"})
+        assert (await stats(session))["convert"] == 1
+
+
+async def test_note_lets_the_repeat_run() -> None:
+    async with servers.connect(servers.make_server()) as inner:
+        session = RecoveringSession(inner, loop_action="note")
+        await session.call_tool("convert", {"value": 1, "unit": "kelvins"})
+        repeat = await session.call_tool("convert", {"value": 1, "unit": "kelvins"})
+        assert (await stats(session))["convert"] == 2
+        assert meta(repeat)["loop"] is not None
+        assert "already called" in texts(repeat)[-1]
+
+
+# -- forms and options ---------------------------------------------------------------------------
+
+
+async def test_form_c0_classifies_without_changing_content() -> None:
+    async with servers.connect(servers.make_server()) as inner:
+        session = RecoveringSession(inner, form="c0")
+        result = await session.call_tool("convert", {"value": 1, "unit": "kelvins"})
+        assert len(result.content) == 1
+        assert meta(result)["kind"] == "fixable"
+        assert meta(result)["note"].endswith(toolerr.GUIDANCE["fixable"])
+
+
+@pytest.mark.parametrize("form", ["c2", "c3", "c4", "abstract"])
+def test_forms_that_need_user_turns_are_refused(form: str) -> None:
+    with pytest.raises(ValueError, match="cannot be delivered by MCP"):
+        RecoveringSession(object.__new__(ClientSession), form=form)
+
+
+def test_needs_a_session() -> None:
+    with pytest.raises(TypeError):
+        RecoveringSession(object())
+
+
+async def test_on_record_sees_each_failure() -> None:
+    records: list[toolerr.DetectionRecord] = []
+    async with servers.connect(servers.make_server()) as inner:
+        session = RecoveringSession(inner, on_record=records.append)
+        await session.call_tool("echo", {"text": "ok"})
+        await session.call_tool("convert", {"value": 1, "unit": "kelvins"})
+    assert [(r.tool, r.kind, r.changed) for r in records] == [("convert", "fixable", True)]
+
+
+async def test_existing_meta_is_kept() -> None:
+    async with servers.connect(servers.make_server()) as inner:
+        session = RecoveringSession(inner)
+        result = await session.call_tool("convert", {"value": 1, "unit": "kelvins"})
+        assert set(result.meta) >= {META_KEY}
+
+
+# -- everything else passes through ------------------------------------------------------------------
+
+
+async def test_other_requests_pass_through(session: RecoveringSession) -> None:
+    resources = await session.list_resources()
+    assert [str(r.uri) for r in resources.resources] == ["memo://greeting"]
+    read = await session.read_resource(resources.resources[0].uri)
+    assert read.contents[0].text == "hello"
+    prompts = await session.list_prompts()
+    assert [p.name for p in prompts.prompts] == ["ask"]
+    prompt = await session.get_prompt("ask", {"topic": "MCP"})
+    assert "MCP" in prompt.messages[0].content.text
+    await session.send_ping()
+
+
+async def test_async_context_manager_enters_the_session() -> None:
+    from mcp.shared.memory import create_client_server_memory_streams
+
+    server = servers.make_server()
+    low = servers.lowlevel(server)
+    async with create_client_server_memory_streams() as (client, srv), anyio.create_task_group() as tg:
+        tg.start_soon(lambda: low.run(srv[0], srv[1], low.create_initialization_options()))
+        async with RecoveringSession(ClientSession(client[0], client[1])) as session:
+            assert isinstance(session, RecoveringSession)
+            await session.initialize()
+            assert texts(await session.call_tool("echo", {"text": "in"})) == ["in"]
+        tg.cancel_scope.cancel()
+
+
+# -- bad input ----------------------------------------------------------------------------------------
+
+
+async def test_huge_error_is_annotated_and_the_note_is_capped(session: RecoveringSession) -> None:
+    result = await session.call_tool("huge_error", {"size": 1_000_000})
+    assert len(texts(result)[0]) > 1_000_000  # the original content is kept
+    assert texts(result)[-1] == toolerr.GUIDANCE["fixable"]
+    assert len(meta(result)["note"]) < 3000
+
+
+async def test_image_only_failure_content_is_kept(session: RecoveringSession) -> None:
+    result = await session.call_tool("image_error", {})
+    assert compat.is_error(result)
+    assert meta(result)["kind"] == "transient"
+
+
+async def test_closed_connection_becomes_a_failed_result() -> None:
+    from mcp.shared.memory import create_client_server_memory_streams
+
+    server = servers.make_server()
+    low = servers.lowlevel(server)
+    async with create_client_server_memory_streams() as (client, srv), anyio.create_task_group() as tg:
+        server_scope = anyio.CancelScope()
+
+        async def run_server() -> None:
+            with server_scope:
+                await low.run(srv[0], srv[1], low.create_initialization_options())
+
+        tg.start_soon(run_server)
+        async with RecoveringSession(ClientSession(client[0], client[1])) as session:
+            await session.initialize()
+            await session.list_tools()
+            server_scope.cancel()  # the server goes away ...
+            await srv[1].aclose()  # ... and its side of the connection closes
+            with anyio.fail_after(10):
+                result = await session.call_tool("echo", {"text": "x"})
+            assert compat.is_error(result)
+            assert meta(result)["failed"] is True
+            assert meta(result)["kind"] == "transient", texts(result)
+        tg.cancel_scope.cancel()
+
+
+async def test_internal_error_fails_open(
+    session: RecoveringSession, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def broken(messages: Any) -> Any:
+        raise RuntimeError("toolerr bug")
+
+    direct = await session.session.call_tool("convert", {"value": 1, "unit": "kelvins"})
+    monkeypatch.setattr(session.recovery, "_apply", broken)
+    with caplog.at_level(logging.ERROR, logger="toolerr"):
+        result = await session.call_tool("convert", {"value": 1, "unit": "kelvins"})
+    assert result.model_dump_json() == direct.model_dump_json()
+    assert "could not annotate" in caplog.text
+
+
+# -- over stdio, with a server that exits in the middle of a call ----------------------------------------
+
+
+@pytest.mark.slow
+async def test_stdio_server_exiting_mid_call() -> None:
+    with open("/dev/null", "w") as errlog:
+        async with (
+            stdio_client(servers.stdio_params(), errlog=errlog) as (read, write),
+            RecoveringSession(ClientSession(read, write)) as session,
+        ):
+            await session.initialize()
+            await session.list_tools()
+            ok = await session.call_tool("echo", {"text": "before"})
+            assert texts(ok) == ["before"]
+            failed = await session.call_tool("search", {"query": "q"})
+            assert meta(failed)["kind"] == "transient"
+            with anyio.fail_after(15):
+                died = await session.call_tool("die", {})
+            assert compat.is_error(died)
+            assert texts(died)[0].startswith("MCP error ")
+            info = meta(died)
+            assert info["kind"] == "transient"
+            assert info["outcome"] == "unknown_outcome"
+            assert texts(died)[-1] == CHECK_FIRST  # die is not declared read-only
+            with anyio.fail_after(15):
+                after = await session.call_tool("echo", {"text": "after"})
+            assert compat.is_error(after)
+
+
+async def test_wraps_the_2x_client_too() -> None:
+    import mcp
+
+    if not hasattr(mcp, "Client"):
+        pytest.skip("mcp.Client is new in mcp 2.x")
+    async with RecoveringSession(mcp.Client(servers.make_server())) as client:
+        await client.list_tools()
+        result = await client.call_tool("fail_rpc", {"code": -32602})
+        assert compat.is_error(result)
+        assert texts(result)[-1] == toolerr.GUIDANCE["fixable"]
+        assert texts(await client.call_tool("echo", {"text": "ok"})) == ["ok"]
