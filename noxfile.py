@@ -31,7 +31,14 @@ MCP_SDKS = {
     "1.x": ["mcp>=1.24,<2", "langchain-mcp-adapters>=0.2,<0.4", "langchain>=1.3,<2"],
 }
 # notify() of a parametrised session queues only its first parametrisation: name each.
-PACKAGE_SESSIONS = ["core", "langchain", "openai_agents", "mcp(sdk='2.x')", "mcp(sdk='1.x')"]
+PACKAGE_SESSIONS = [
+    "core",
+    "langchain",
+    "openai_agents",
+    "mcp(sdk='2.x')",
+    "mcp(sdk='1.x')",
+    "integration",
+]
 MYPY = "mypy>=1.13,<3"
 
 
@@ -94,6 +101,15 @@ def mcp(session: nox.Session, sdk: str) -> None:
     session.install("-e", "shared_core", "-e", "packages/mcp", *MCP_SDKS[sdk])
     _pytest(session, "packages/mcp/tests")
     _typecheck(session, "packages/mcp/src")
+
+
+@nox.session(python=PYTHON)
+def integration(session: nox.Session) -> None:
+    """Packages together on the real frameworks: an unchanged MCP client (the Agents SDK)
+    behind the toolerr-mcp proxy, over stdio."""
+    session.install(*TEST_TOOLS)
+    session.install("-e", "shared_core", "-e", "packages/mcp", "-e", "packages/openai-agents", "mcp>=2.3,<3")
+    _pytest(session, "integration_tests")
 
 
 @nox.session(python=PYTHON)

@@ -1,0 +1,1 @@
+"""Integration tests: several toolerr packages and the real frameworks together."""
