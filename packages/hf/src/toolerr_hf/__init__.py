@@ -1,0 +1,49 @@
+"""toolerr for locally decoded models (transformers).
+
+* :class:`FailedCallBan`: a ``LogitsProcessor`` that makes earlier failed tool calls
+  unreachable while the model writes a call (DELIVERY.md section 6).
+* :func:`load_default_model`: the embedded SmolLM2-135M-Instruct (GGUF, no network);
+  :func:`load_model` for any local model directory, GGUF file or hub id.
+* :class:`LocalToolModel`: tool calling in the ``<tool_call>`` text format for models
+  whose chat template has none; forms and ban as the policy says.
+* :class:`ChatLocalModel`: that backend as a LangChain chat model (``toolerr-hf[langchain]``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ._backend import Generation, LocalToolModel
+from ._decoder_ban import FailedCallBan
+from ._format import HermesFormat, InvalidCall, ParsedCall, ParsedOutput
+from ._loading import ModelNotFoundError, default_model_path, load_default_model, load_model
+from ._vocab import TokenTexts
+
+if TYPE_CHECKING:
+    from ._langchain import ChatLocalModel
+
+__all__ = [
+    "ChatLocalModel",
+    "FailedCallBan",
+    "Generation",
+    "HermesFormat",
+    "InvalidCall",
+    "LocalToolModel",
+    "ModelNotFoundError",
+    "ParsedCall",
+    "ParsedOutput",
+    "TokenTexts",
+    "default_model_path",
+    "load_default_model",
+    "load_model",
+]
+
+__version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    if name == "ChatLocalModel":
+        from ._langchain import ChatLocalModel
+
+        return ChatLocalModel
+    raise AttributeError(f"module 'toolerr_hf' has no attribute {name!r}")

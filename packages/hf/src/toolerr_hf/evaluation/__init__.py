@@ -1,0 +1,482 @@
+"""``toolerr eval``: measure on your own model what toolerr changes, and pick the delivery.
+
+A deterministic scenario suite (six read-only tools, ten scenarios each, a transient, a
+fixable and an unrecoverable failure plus a no-failure control), the harnesses of the
+two studies side by side, and three measurements: the next action at the decision step,
+episodes of up to five turns with simulated tools, and a teacher-forced probe of the
+failed call's probability. 95% bootstrap intervals over scenarios; the same seed gives
+the same numbers. ``main(argv)`` is the command line (``toolerr eval ...``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ._engine import Engine
+from ._harnesses import HARNESSES, LABELS, build_view
+from ._measures import Bootstrap, classify, is_correct, pairs, select
+from ._report import (
+    summarise_decision,
+    summarise_episodes,
+    summarise_probe,
+    write_json,
+    write_plot,
+    write_table,
+)
+from ._runs import run_decision, run_episodes, run_probe, runtime_result
+from ._scenarios import FAILURE_KINDS, ITEM_KINDS, Item, Scenario, build_suite, error_text
+
+logger = logging.getLogger("toolerr")
+
+__all__ = [
+    "CALIBRATION_FORMS",
+    "HARNESSES",
+    "ITEM_KINDS",
+    "LABELS",
+    "Bootstrap",
+    "Engine",
+    "Item",
+    "Scenario",
+    "build_parser",
+    "build_suite",
+    "build_view",
+    "calibrate",
+    "classify",
+    "error_text",
+    "evaluate",
+    "is_correct",
+    "main",
+    "rescore",
+    "runtime_result",
+    "split_scenarios",
+]
+
+CALIBRATION_FORMS: tuple[str, ...] = ("c0", "c1", "c2", "c3", "c4", "abstract")
+"""The forms ``--calibrate`` chooses among (what :class:`toolerr.ToolErrorLayer` offers)."""
+
+PROBE_HARNESSES: tuple[str, ...] = ("c0", "c1", "c2", "c3", "c4", "abstract", "instruction", "reflect")
+"""Contexts of the probe (the ban harnesses act at the decoder, not on the context; clean
+restart is the ``before`` context)."""
+
+
+def _list(value: str) -> list[str]:
+    return [v.strip() for v in value.replace(",", " ").split() if v.strip()]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="toolerr eval",
+        description="Evaluate the delivery of failed tool calls on a local model (greedy decoding).",
+    )
+    parser.add_argument(
+        "--model", help="local model directory or GGUF file (default: the embedded SmolLM2-135M-Instruct)"
+    )
+    parser.add_argument(
+        "--harness", nargs="+", metavar="H", help=f"harnesses (default all): {' '.join(HARNESSES)}"
+    )
+    parser.add_argument(
+        "--kinds", nargs="+", metavar="K", help=f"kinds (default all): {' '.join(ITEM_KINDS)}"
+    )
+    parser.add_argument(
+        "--scenarios", type=int, default=10, metavar="N", help="scenarios per tool (1-10, default 10)"
+    )
+    parser.add_argument(
+        "--episodes",
+        type=int,
+        default=None,
+        metavar="N",
+        help="scenarios per tool for the episodes (default: --scenarios; 0: no episodes)",
+    )
+    parser.add_argument(
+        "--episode-harness", nargs="+", metavar="H", help="harnesses for the episodes (default: --harness)"
+    )
+    parser.add_argument("--turns", type=int, default=5, help="model turns per episode (default 5)")
+    parser.add_argument(
+        "--probe",
+        type=int,
+        default=None,
+        metavar="N",
+        help="scenarios per tool for the teacher-forced probe (default: --scenarios; 0: no probe)",
+    )
+    parser.add_argument(
+        "--probe-harness",
+        nargs="+",
+        metavar="H",
+        help="probe contexts (default: the forms, instruction, reflect)",
+    )
+    parser.add_argument(
+        "--tool-choice",
+        choices=("auto", "required"),
+        default="auto",
+        help="required: every reply at the decision step opens with the call marker "
+        "(measures which call; stopping cannot be measured)",
+    )
+    parser.add_argument(
+        "--no-decision", action="store_true", help="skip the decision step (probe or episodes only)"
+    )
+    parser.add_argument(
+        "--prose-tokens",
+        type=int,
+        default=24,
+        help="end a reply that has begun no call after this many tokens (0: never)",
+    )
+    parser.add_argument(
+        "--rescore",
+        metavar="JSON",
+        help="score the replies of an earlier results.json again (no model run); tables, and with "
+        "--out its JSON and plot",
+    )
+    parser.add_argument(
+        "--calibrate",
+        action="store_true",
+        help="pick the best form on one split of the scenarios, report it on the other",
+    )
+    parser.add_argument("--out", help="folder for results.json and results.png")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and the calibration split")
+    parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples (default 1000)")
+    parser.add_argument("--batch-size", type=int, default=16)
+    parser.add_argument("--max-new-tokens", type=int, default=80)
+    parser.add_argument(
+        "--threads", type=int, default=None, help="torch CPU threads (1 is fastest on a busy machine)"
+    )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return parser
+
+
+def split_scenarios(scenarios: Sequence[Scenario], seed: int = 0) -> tuple[list[Scenario], list[Scenario]]:
+    """Two halves of the suite, balanced per tool: (selection split, report split)."""
+    rng = np.random.default_rng(seed)
+    first: list[Scenario] = []
+    second: list[Scenario] = []
+    tools = list(dict.fromkeys(s.tool.name for s in scenarios))
+    for tool in tools:
+        group = [s for s in scenarios if s.tool.name == tool]
+        order = rng.permutation(len(group)).tolist()
+        half = (len(group) + 1) // 2
+        first.extend(group[i] for i in sorted(order[:half]))
+        second.extend(group[i] for i in sorted(order[half:]))
+    return first, second
+
+
+def calibrate(
+    records: Sequence[dict[str, Any]],
+    selection: Sequence[Scenario],
+    report: Sequence[Scenario],
+    boot: Bootstrap,
+    forms: Sequence[str] = CALIBRATION_FORMS,
+) -> dict[str, Any]:
+    """The form with the best mean correct-action rate over the failure kinds (macro
+    average, so recovery and stopping weigh the same) on ``selection``; ties go to fewer
+    exact repeats, then to the order of ``forms``. Reported with intervals on ``report``."""
+    chosen = {s.id for s in selection}
+    held = {s.id for s in report}
+    scores: dict[str, float] = {}
+    repeats: dict[str, float] = {}
+    for form in forms:
+        per_kind = []
+        for kind in FAILURE_KINDS:
+            rows = [
+                r for r in records if r["harness"] == form and r["kind"] == kind and r["scenario"] in chosen
+            ]
+            if rows:
+                per_kind.append(sum(r["correct"] for r in rows) / len(rows))
+        rows = [
+            r
+            for r in records
+            if r["harness"] == form and r["kind"] in FAILURE_KINDS and r["scenario"] in chosen
+        ]
+        if per_kind:
+            scores[form] = sum(per_kind) / len(per_kind)
+            repeats[form] = sum(r["exact_repeat"] for r in rows) / max(len(rows), 1)
+    if not scores:
+        raise ValueError("calibration needs decision-step records of at least one form")
+    best = min(scores, key=lambda f: (-round(scores[f], 9), repeats[f], list(forms).index(f)))
+
+    def held_rows(form: str) -> list[dict[str, Any]]:
+        return [
+            r
+            for r in records
+            if r["harness"] == form and r["kind"] in FAILURE_KINDS and r["scenario"] in held
+        ]
+
+    per_kind_report = {
+        kind: boot.interval(pairs(select(held_rows(best), kind=kind), "correct")).as_dict()
+        for kind in FAILURE_KINDS
+    }
+    return {
+        "forms": list(forms),
+        "selection_split": sorted(chosen),
+        "report_split": sorted(held),
+        "selection_scores": scores,
+        "selection_exact_repeats": repeats,
+        "best": best,
+        "report": {
+            "best_correct": boot.interval(pairs(held_rows(best), "correct")).as_dict(),
+            "c0_correct": boot.interval(pairs(held_rows("c0"), "correct")).as_dict(),
+            "difference": boot.difference(
+                pairs(held_rows(best), "correct"), pairs(held_rows("c0"), "correct")
+            ).as_dict(),
+            "best_per_kind": per_kind_report,
+        },
+    }
+
+
+class _Progress:
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.bar: Any = None
+        if enabled and total > 0:
+            try:
+                from tqdm import tqdm  # type: ignore[import-untyped,unused-ignore]
+
+                self.bar = tqdm(
+                    total=total, desc="toolerr eval", unit="gen", file=sys.stderr, dynamic_ncols=True
+                )
+            except ImportError:  # pragma: no cover - tqdm is optional
+                self.bar = None
+        self.done = 0
+        self.total = total
+        self.enabled = enabled
+
+    def __call__(self, count: int) -> None:
+        self.done += count
+        if self.bar is not None:
+            self.bar.update(count)
+        elif self.enabled:
+            sys.stderr.write(f"\rtoolerr eval: {self.done} steps")
+            sys.stderr.flush()
+
+    def stage(self, name: str) -> None:
+        if self.bar is not None:
+            self.bar.set_description(f"toolerr eval: {name}")
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _validate(values: Sequence[str] | None, allowed: Sequence[str], what: str) -> list[str]:
+    if not values:
+        return list(allowed)
+    flat = [v for value in values for v in _list(value)]
+    unknown = [v for v in flat if v not in allowed]
+    if unknown:
+        raise SystemExit(f"toolerr eval: unknown {what} {', '.join(unknown)}; expected {', '.join(allowed)}")
+    return list(dict.fromkeys(flat))
+
+
+def evaluate(
+    args: argparse.Namespace,
+    model: Any,
+    tokenizer: Any,
+    *,
+    model_name: str = "model",
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
+    """Run what ``args`` asks for on a loaded model; the results as one JSON-able dict."""
+    started = time.monotonic()
+    harnesses = _validate(args.harness, HARNESSES, "harness")
+    kinds = _validate(args.kinds, ITEM_KINDS, "kind")
+    if args.calibrate:
+        harnesses = list(dict.fromkeys([*harnesses, *CALIBRATION_FORMS])) if args.harness else harnesses
+        kinds = list(dict.fromkeys([*kinds, *FAILURE_KINDS]))
+    per_tool = max(1, min(10, args.scenarios))
+    suite = build_suite(per_tool)
+    items = [Item(s, k) for s in suite for k in kinds]  # type: ignore[arg-type]
+    episode_count = per_tool if args.episodes is None else max(0, min(10, args.episodes))
+    episode_harnesses = (
+        _validate(args.episode_harness, HARNESSES, "harness") if args.episode_harness else harnesses
+    )
+    probe_count = per_tool if args.probe is None else max(0, min(10, args.probe))
+    probe_harnesses = (
+        _validate(args.probe_harness, HARNESSES, "harness") if args.probe_harness else list(PROBE_HARNESSES)
+    )
+    engine = Engine(
+        model,
+        tokenizer,
+        max_new_tokens=args.max_new_tokens,
+        batch_size=args.batch_size,
+        prose_tokens=args.prose_tokens or None,
+    )
+    boot = Bootstrap([s.id for s in suite], resamples=args.bootstrap, seed=args.seed)
+    episode_suite = build_suite(episode_count) if episode_count else []
+    episode_items = [Item(s, k) for s in episode_suite for k in kinds if k in FAILURE_KINDS]
+    probe_suite = build_suite(probe_count) if probe_count else []
+    if args.no_decision:
+        items = []
+    total = len(items) * len(harnesses) + len(episode_items) * len(episode_harnesses) * args.turns
+    bar = _Progress(total, progress is None and not args.no_progress)
+    tick = progress or bar
+    results: dict[str, Any] = {
+        "config": {
+            "model": model_name,
+            "harnesses": harnesses,
+            "kinds": kinds,
+            "scenarios_per_tool": per_tool,
+            "scenarios": len(suite),
+            "episode_scenarios_per_tool": episode_count,
+            "episode_harnesses": episode_harnesses if episode_items else [],
+            "turns": args.turns,
+            "probe_scenarios_per_tool": probe_count,
+            "probe_contexts": ["before", "neutral", "success", *probe_harnesses] if probe_suite else [],
+            "seed": args.seed,
+            "bootstrap": args.bootstrap,
+            "max_new_tokens": args.max_new_tokens,
+            "batch_size": args.batch_size,
+            "decoding": "greedy",
+            "tool_choice": args.tool_choice,
+            "prose_tokens": args.prose_tokens,
+            "labels": {h: LABELS[h] for h in HARNESSES},
+        }
+    }
+    logger.info("toolerr eval: decision step, %d items x %d harnesses", len(items), len(harnesses))
+    bar.stage("decision step")
+    decision = run_decision(engine, items, harnesses, tick, tool_choice=args.tool_choice) if items else []
+    if decision:
+        results["decision"] = {
+            "summary": summarise_decision(decision, harnesses, kinds, boot),
+            "records": decision,
+            "seconds": time.monotonic() - started,
+        }
+    if args.calibrate and decision:
+        selection, report = split_scenarios(suite, args.seed)
+        results["calibrate"] = calibrate(decision, selection, report, boot)
+    if episode_items and episode_harnesses:
+        mark = time.monotonic()
+        bar.stage("episodes")
+        episodes = run_episodes(engine, episode_items, episode_harnesses, turns=args.turns, progress=tick)
+        results["episodes"] = {
+            "summary": summarise_episodes(episodes, episode_harnesses, boot),
+            "records": episodes,
+            "seconds": time.monotonic() - mark,
+        }
+    if probe_suite:
+        mark = time.monotonic()
+        bar.stage("probe")
+        probe = run_probe(engine, probe_suite, probe_harnesses)
+        results["probe"] = {
+            "summary": summarise_probe(probe, boot),
+            "records": probe,
+            "seconds": time.monotonic() - mark,
+        }
+    bar.close()
+    results["cost"] = {"wall_seconds": time.monotonic() - started, "engine": engine.counters.as_dict()}
+    return results
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``toolerr eval [--model PATH] [--harness ...] [--kinds ...] [--scenarios N] [--out DIR]``
+    (``--calibrate``, ``--help`` for the rest); the exit status."""
+    parser = build_parser()
+    arguments = list(argv) if argv is not None else sys.argv[1:]
+    if arguments[:1] == ["--"]:  # ``toolerr eval -- --scenarios 3``: the separator is not an option
+        arguments = arguments[1:]
+    args = parser.parse_args(arguments)
+    if args.rescore:
+        return _rescore_command(args)
+    import torch
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    from toolerr_hf._loading import ModelNotFoundError, load_default_model, load_model
+
+    started = time.monotonic()
+    try:
+        if args.model:
+            model, tokenizer = load_model(args.model)
+            name = str(args.model)
+        else:
+            model, tokenizer = load_default_model()
+            name = "SmolLM2-135M-Instruct (embedded default)"
+    except (ModelNotFoundError, OSError, ValueError) as exc:
+        sys.stderr.write(f"toolerr eval: cannot load the model: {exc}\n")
+        return 2
+    load_seconds = time.monotonic() - started
+    results = evaluate(args, model, tokenizer, model_name=name)
+    results["cost"]["load_seconds"] = load_seconds
+    results["config"]["argv"] = arguments
+    write_table(results, sys.stdout)
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
+        write_json(results, os.path.join(args.out, "results.json"))
+        if "decision" in results:
+            write_plot(results, os.path.join(args.out, "results.png"))
+        sys.stdout.write(f"\nwrote {os.path.join(args.out, 'results.json')} and results.png\n")
+    sys.stdout.flush()
+    return 0
+
+
+def rescore(results: dict[str, Any]) -> dict[str, Any]:
+    """Score the stored replies of a results dict again with the current scorer, and
+    recompute the summaries (decision step, calibration, the probe's greedy repeats)."""
+    from toolerr_hf._format import HermesFormat
+
+    fmt = HermesFormat()
+    config = results["config"]
+    suite = {s.id: s for s in build_suite()}
+    scenario_ids = [s.id for s in build_suite(config["scenarios_per_tool"])]
+    boot = Bootstrap(scenario_ids, resamples=config["bootstrap"], seed=config["seed"])
+    decision = results.get("decision")
+    if decision:
+        for record in decision["records"]:
+            item = Item(suite[record["scenario"]], record["kind"])
+            parsed = fmt.parse(record["text"], [item.scenario.tool.name], complete=not record["cut"])
+            action = classify(parsed, item, fmt)
+            record["action"] = action
+            record["correct"] = is_correct(item.kind, action)
+            record["strict_correct"] = _strict(item.kind, action)
+            record["exact_repeat"] = action == "exact_repeat"
+            record["canonical_repeat"] = action in ("exact_repeat", "canonical_repeat")
+            record["no_call"] = action in ("stop", "echo")
+        records = decision["records"]
+        decision["summary"] = summarise_decision(records, config["harnesses"], config["kinds"], boot)
+        if "calibrate" in results:
+            selection, report = split_scenarios([suite[i] for i in scenario_ids], config["seed"])
+            results["calibrate"] = calibrate(records, selection, report, boot)
+    probe = results.get("probe")
+    if probe:
+        probe_ids = list(dict.fromkeys(r["scenario"] for r in probe["records"]))
+        probe_boot = Bootstrap(probe_ids, resamples=config["bootstrap"], seed=config["seed"])
+        for record in probe["records"]:
+            if "greedy_text" not in record:
+                continue
+            item = Item(suite[record["scenario"]], "fixable")
+            parsed = fmt.parse(record["greedy_text"], [item.scenario.tool.name], complete=False)
+            action = classify(parsed, item, fmt)
+            record["greedy_action"] = action
+            record["greedy_exact_repeat"] = action == "exact_repeat"
+        probe["summary"] = summarise_probe(probe["records"], probe_boot)
+    results.setdefault("rescored", True)
+    return results
+
+
+def _strict(kind: str, action: Any) -> bool:
+    from ._measures import is_strict_correct
+
+    return is_strict_correct(kind, action)  # type: ignore[arg-type]
+
+
+def _rescore_command(args: argparse.Namespace) -> int:
+    import json
+
+    try:
+        with open(args.rescore, encoding="utf-8") as handle:
+            results = json.load(handle)
+    except (OSError, ValueError) as exc:
+        sys.stderr.write(f"toolerr eval: cannot read {args.rescore}: {exc}\n")
+        return 2
+    rescore(results)
+    write_table(results, sys.stdout)
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
+        write_json(results, os.path.join(args.out, "results.json"))
+        if "decision" in results:
+            write_plot(results, os.path.join(args.out, "results.png"))
+    return 0
