@@ -157,8 +157,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    verbose = arguments[:1] in (["-v"], ["--verbose"])
+    if arguments[int(verbose) : int(verbose) + 1] == ["eval"]:
+        # the evaluation owns its options: hand them over as they are (no "--" needed)
+        if verbose:
+            logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s", stream=sys.stderr)
+        return _cmd_eval(argparse.Namespace(rest=arguments[int(verbose) + 1 :]))
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(arguments)
     if args.verbose:
         logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s", stream=sys.stderr)
     code: int = args.func(args)
