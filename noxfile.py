@@ -119,6 +119,8 @@ def hf(session: nox.Session) -> None:
     the tests and on the real embedded model (loaded once)."""
     session.install(*TEST_TOOLS)
     _install_hf(session, "test", "eval")
+    # the LangChain agent on the real local model, with ToolErrorMiddleware
+    session.install("-e", "packages/langchain")
     _pytest(session, "packages/hf/tests")
     _typecheck(session, "packages/hf/src")
 
