@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 Role = Literal["system", "user", "assistant", "tool"]
 Kind = Literal["transient", "fixable", "unrecoverable", "ambiguous"]
@@ -24,8 +24,8 @@ Form = Literal["c0", "c1", "c2", "c3", "c4", "abstract"]
 LoopAction = Literal["note", "block", "stop"]
 ToolSafety = Literal["read_only", "idempotent", "unsafe"]
 
-KINDS: tuple[Kind, ...] = ("transient", "fixable", "unrecoverable", "ambiguous")
-FORMS: tuple[Form, ...] = ("c0", "c1", "c2", "c3", "c4", "abstract")
+KINDS: tuple[Kind, ...] = get_args(Kind)
+FORMS: tuple[Form, ...] = get_args(Form)
 CLIENTS: tuple[str, ...] = (
     "generic",
     "langchain",

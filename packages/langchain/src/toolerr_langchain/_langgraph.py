@@ -77,8 +77,9 @@ def rewrite_messages(
     ``ValueError`` for an invalid policy.
     """
     if layer is None:
-        base = Policy.coerce(
+        layer = ToolErrorLayer(
             policy,
+            on_record=on_record,
             form=form,
             retry_budget=retry_budget,
             loop_action=loop_action,
@@ -86,7 +87,6 @@ def rewrite_messages(
             max_error_chars=max_error_chars,
             client=CLIENT,
         )
-        layer = ToolErrorLayer(base, on_record=on_record)
     try:
         rewritten = rewrite_with(layer, messages)
     except ToolLoopError:

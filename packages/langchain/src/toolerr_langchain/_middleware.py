@@ -142,8 +142,9 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
             None if tools is None else frozenset(t if isinstance(t, str) else t.name for t in tools)
         )
         self.tools = []  # registers no tools
-        base = Policy.coerce(
+        self.layer = ToolErrorLayer(
             policy,
+            on_record=on_record,
             form=form,
             retry_budget=retry_budget,
             loop_action=loop_action,
@@ -151,9 +152,8 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
             max_error_chars=max_error_chars,
             client=CLIENT,
         )
-        self.layer = ToolErrorLayer(base, on_record=on_record)
         """The toolerr layer this middleware drives (its ``policy``, ``remember``, ``recall``)."""
-        self._base_policy = base
+        self._base_policy = self.layer.policy
         self._declared: dict[str, ToolSafety] = {}
         self._declared_lock = threading.Lock()
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 from toolerr import (
     Message,
@@ -52,20 +52,7 @@ Harness = Literal[
     "reflect",
 ]
 
-HARNESSES: tuple[Harness, ...] = (
-    "c0",
-    "c1",
-    "c2",
-    "c3",
-    "c4",
-    "abstract",
-    "ban",
-    "abstract+ban",
-    "c3+ban",
-    "instruction",
-    "clean-restart",
-    "reflect",
-)
+HARNESSES: tuple[Harness, ...] = get_args(Harness)
 
 LABELS: Mapping[str, str] = {
     "c0": "standard (C0)",
