@@ -352,6 +352,79 @@ def test_engine_ban_reuses_the_unbanned_reply_only_when_safe(tiny_model: Any, to
         assert engine.counters.generations == 2
 
 
+class _ScriptedEngine(Engine):
+    """The real engine's rendering with scripted replies: ``script(request, turn)`` gives a
+    reply's text after the prompt's own prefill (the point is the episode loop)."""
+
+    def __init__(self, model: Any, tokenizer: Any, script: Any) -> None:
+        super().__init__(model, tokenizer)
+        self.script = script
+        self.seen: list[Request] = []
+
+    def generate(self, requests: Any, progress: Any = None) -> list[Any]:
+        from toolerr_hf.evaluation._engine import Reply
+
+        replies = []
+        for request in requests:
+            self.seen.append(request)
+            text = request.prefill + self.script(request)
+            parsed = self.format.parse(text, request.tools or None)
+            replies.append(Reply(text, parsed, 1, False))
+        return replies
+
+
+def test_required_episodes_end_at_success_and_count_repeats_and_loops(
+    tiny_model: Any, tokenizer: Any
+) -> None:
+    from toolerr_hf.evaluation import run_episodes
+
+    scenario = _scenario()
+    name = scenario.tool.name
+    failed = scenario.failed_arguments("fixable")
+    right = dict(scenario.arguments)
+    turns: list[int] = []
+
+    def script(request: Request) -> str:
+        # Repeat the failed call at the first two turns, then the correct call.
+        if request.prefill:
+            assert request.prefill == FMT.prefill("required") and request.prompt.endswith(request.prefill)
+        text = FMT.render_call(name, failed if len(turns) < 2 else right)
+        return text[len(request.prefill) :]
+
+    class Counting(_ScriptedEngine):
+        def generate(self, requests: Any, progress: Any = None) -> list[Any]:
+            out = super().generate(requests, progress)
+            turns.append(len(requests))
+            return out
+
+    engine = Counting(tiny_model, tokenizer, script)
+    items = [Item(scenario, k) for k in ("fixable", "unrecoverable", "control")]
+    records = run_episodes(engine, items, ["c0", "abstract"], turns=5, tool_choice="required")
+    # no stop is possible when every turn must call: unrecoverable items are skipped
+    assert {(r["kind"], r["harness"]) for r in records} == {("fixable", "c0"), ("fixable", "abstract")}
+    assert all(r.prefill == FMT.prefill("required") for r in engine.seen)
+    fixable = next(r for r in records if r["harness"] == "c0")
+    # two exact repeats of the failed call, then the correct call ends the episode at turn 3
+    assert fixable["tool_choice"] == "required"
+    assert fixable["exact_repeats"] == 2 and fixable["any_exact_repeat"]
+    assert fixable["succeeded"] and fixable["completed"] and fixable["turns"] == 3 and fixable["calls"] == 3
+    assert fixable["loop"]  # the ledger saw the same failing call three times
+    assert turns == [2, 2, 2]  # both episodes ended at their success: no fourth turn
+    # transient: the first retry of the planned call succeeds and ends the episode
+    turns.clear()
+    engine.script = lambda request: FMT.render_call(name, right)[len(request.prefill) :]
+    records = run_episodes(engine, [Item(scenario, "transient")], ["c0"], turns=5, tool_choice="required")
+    assert [(r["turns"], r["completed"], r["loop"], r["any_exact_repeat"]) for r in records] == [
+        (1, True, False, False)  # the same call again is the right action on a transient failure
+    ]
+    # auto mode keeps the unrecoverable episodes
+    auto = run_episodes(engine, items, ["c0"], turns=2)
+    assert {r["kind"] for r in auto} == {"fixable", "unrecoverable"}
+    assert all(r["tool_choice"] == "auto" for r in auto)
+    with pytest.raises(ValueError):
+        run_episodes(engine, items, ["c0"], tool_choice="any")
+
+
 # -- end to end ------------------------------------------------------------------------------------
 
 

@@ -120,6 +120,14 @@ def build_parser() -> argparse.ArgumentParser:
         "(measures which call; stopping cannot be measured)",
     )
     parser.add_argument(
+        "--episode-tool-choice",
+        choices=("auto", "required"),
+        default=None,
+        help="tool choice in the episodes (default: --tool-choice); required: every turn opens with "
+        "the call marker and an episode ends at its first successful call (transient and fixable "
+        "items only: repeats, loops, completion)",
+    )
+    parser.add_argument(
         "--no-decision", action="store_true", help="skip the decision step (probe or episodes only)"
     )
     parser.add_argument(
@@ -307,7 +315,13 @@ def evaluate(
     )
     boot = Bootstrap([s.id for s in suite], resamples=args.bootstrap, seed=args.seed)
     episode_suite = build_suite(episode_count) if episode_count else []
-    episode_items = [Item(s, k) for s in episode_suite for k in kinds if k in FAILURE_KINDS]
+    episode_choice = args.episode_tool_choice or args.tool_choice
+    episode_items = [
+        Item(s, k)
+        for s in episode_suite
+        for k in kinds
+        if k in FAILURE_KINDS and not (episode_choice == "required" and k == "unrecoverable")
+    ]
     probe_suite = build_suite(probe_count) if probe_count else []
     if args.no_decision:
         items = []
@@ -332,6 +346,7 @@ def evaluate(
             "batch_size": args.batch_size,
             "decoding": "greedy",
             "tool_choice": args.tool_choice,
+            "episode_tool_choice": episode_choice,
             "prose_tokens": args.prose_tokens,
             "labels": {h: LABELS[h] for h in HARNESSES},
         }
@@ -351,7 +366,14 @@ def evaluate(
     if episode_items and episode_harnesses:
         mark = time.monotonic()
         bar.stage("episodes")
-        episodes = run_episodes(engine, episode_items, episode_harnesses, turns=args.turns, progress=tick)
+        episodes = run_episodes(
+            engine,
+            episode_items,
+            episode_harnesses,
+            turns=args.turns,
+            progress=tick,
+            tool_choice=episode_choice,
+        )
         results["episodes"] = {
             "summary": summarise_episodes(episodes, episode_harnesses, boot),
             "records": episodes,

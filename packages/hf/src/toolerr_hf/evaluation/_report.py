@@ -161,20 +161,23 @@ def write_table(results: Mapping[str, Any], out: IO[str]) -> None:
         _decision_table(decision, kinds, results["config"].get("tool_choice", "auto"), out)
     episodes = results.get("episodes", {}).get("summary")
     if episodes:
+        choice = results["config"].get("episode_tool_choice", "auto")
         out.write(
-            f"\nEpisodes (up to {results['config']['turns']} turns): % completed; % with a loop; "
+            f"\nEpisodes (up to {results['config']['turns']} turns, tool choice {choice}): % completed; "
+            "% of fixable episodes that repeat the failed call exactly; % with a loop; "
             "futile calls after an unrecoverable failure (mean)\n"
         )
         header = (
             f"{'harness':<14}"
             + "".join(f"{'done ' + k[:10]:>17}" for k in FAILURE)
-            + f"{'loops':>16}{'futile calls':>18}"
+            + f"{'repeat fixable':>17}{'loops':>16}{'futile calls':>18}"
         )
         out.write(header + "\n" + "-" * len(header) + "\n")
         for harness, cells in episodes.items():
             line = f"{harness:<14}" + "".join(
                 f"{_cell(cells.get(k, {}).get('completed')):>17}" for k in FAILURE
             )
+            line += f"{_cell(cells.get('fixable', {}).get('any_exact_repeat')):>17}"
             line += f"{_cell(cells.get('all', {}).get('loop')):>16}"
             futile = cells.get("unrecoverable", {}).get("futile_calls")
             line += f"{_cell(futile, percent=False):>18}"

@@ -156,22 +156,38 @@ def run_episodes(
     *,
     turns: int = 5,
     progress: Progress | None = None,
+    tool_choice: str = "auto",
 ) -> list[dict[str, Any]]:
-    """Episodes of up to ``turns`` model turns from the decision step, with simulated tools."""
+    """Episodes of up to ``turns`` model turns from the decision step, with simulated tools.
+
+    ``tool_choice="auto"``: the model decides at every turn whether to call; the episode
+    ends when it answers without a call. ``"required"``: every turn opens with the call
+    marker (the study's rollouts of an agent that keeps acting) and the episode ends at the
+    first successful call or after ``turns``; it measures repeats, loops and completion of
+    transient and fixable failures (unrecoverable items are skipped: the model cannot stop).
+    """
+    if tool_choice not in ("auto", "required"):
+        raise ValueError(f"tool_choice must be 'auto' or 'required', not {tool_choice!r}")
+    forced = tool_choice == "required"
     safety = safety_of([i.scenario for i in items])
-    episodes = [_Episode(item, h) for item in items if item.kind != CONTROL for h in harnesses]
+    episodes = [
+        _Episode(item, h)
+        for item in items
+        if item.kind != CONTROL and not (forced and item.kind == "unrecoverable")
+        for h in harnesses
+    ]
     for turn in range(turns):
-        active = [e for e in episodes if e.active]
+        active = [e for e in episodes if e.active and not (forced and e.succeeded)]
         if not active:
             break
         requests = []
         for episode in active:
             view = build_view(episode.harness, episode.history, tool_safety=safety)
-            requests.append(_request(engine, episode.item.scenario, view.messages, view.banned))
+            requests.append(_request(engine, episode.item.scenario, view.messages, view.banned, tool_choice))
         replies = engine.generate(requests, progress)
         for episode, reply in zip(active, replies, strict=True):
             _advance(episode, reply, turn)
-    return [_episode_record(e) for e in episodes]
+    return [_episode_record(e, tool_choice) for e in episodes]
 
 
 def _advance(episode: _Episode, reply: Reply, turn: int) -> None:
@@ -221,7 +237,7 @@ def _advance(episode: _Episode, reply: Reply, turn: int) -> None:
     ]
 
 
-def _episode_record(episode: _Episode) -> dict[str, Any]:
+def _episode_record(episode: _Episode, tool_choice: str = "auto") -> dict[str, Any]:
     item = episode.item
     ledger_layer = ToolErrorLayer(form="c0")
     _ledger, reports = ledger_layer.replay(episode.history)
@@ -249,6 +265,7 @@ def _episode_record(episode: _Episode) -> dict[str, Any]:
         "tool": item.scenario.tool.name,
         "kind": item.kind,
         "harness": episode.harness,
+        "tool_choice": tool_choice,
         "completed": completed,
         "succeeded": episode.succeeded,
         "stopped": episode.stopped,
