@@ -160,3 +160,20 @@ def test_import_without_langchain() -> None:
         "assert 'langchain_core' not in [m for m in sys.modules if sys.modules[m] is not None]\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize("form", ["c3", "abstract"])
+def test_middleware_hands_the_ledger_to_the_decoder_ban(tiny_model: Any, tokenizer: Any, form: str) -> None:
+    """toolerr's LangChain middleware passes the failed-call ledger to ChatLocalModel: the
+    failed call stays unwritable even when the abstract form hides it from the model."""
+    from toolerr_langchain import ToolErrorMiddleware
+
+    calls: list[str] = []
+    model = chat(tiny_model, tokenizer, [f"<tool_call>\n{CALL}\n</tool_call>"] * 2)
+    agent = create_agent(model, [make_tool(calls)], middleware=[ToolErrorMiddleware(form=form)])
+    state = agent.invoke({"messages": [HumanMessage("Weather in Paris?")]}, {"recursion_limit": 8})
+    assert calls == ["Paris"]
+    second = [m for m in state["messages"] if isinstance(m, AIMessage)][1]
+    assert second.response_metadata["toolerr_banned"] >= 1
+    assert second.response_metadata["toolerr_interventions"] == 1
+    assert all(c["args"] != {"city": "Paris"} for c in second.tool_calls)

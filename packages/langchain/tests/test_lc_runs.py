@@ -4,7 +4,8 @@ ToolRetryMiddleware stacked before and after ours."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+import json
+from typing import Any, ClassVar
 
 import pytest
 from langchain.agents import create_agent
@@ -22,6 +23,8 @@ from lc_support import (
     note,
     shown,
 )
+from pydantic import Field
+from toolerr import FailureLedger
 from toolerr_langchain import ToolErrorMiddleware, verdict_of
 from toolerr_langchain.testing import ScriptedChatModel, ScriptExhaustedError, tool_call
 
@@ -202,3 +205,52 @@ def test_classification_survives_a_restart_through_the_checkpoint() -> None:
         ("human", note("write_file", 'path="/etc/app.conf", text="x=1"', "Refused.", UNRECOVERABLE)),
     ]
     assert not holds_note(state["messages"])
+
+
+class _BanningModel(ScriptedChatModel):
+    """A scripted model that, like toolerr_hf.ChatLocalModel, declares that it takes the
+    failed-call ledger as a model setting; it records the settings of every call."""
+
+    toolerr_accepts_failed_calls: ClassVar[bool] = True
+    settings: list[dict[str, Any]] = Field(default_factory=list)
+
+    def bind_tools(self, tools: Any, *, tool_choice: Any = None, **kwargs: Any) -> Any:
+        super().bind_tools(tools, tool_choice=tool_choice)
+        return self.bind(**kwargs)
+
+    def _generate(self, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any) -> Any:
+        self.settings.append(dict(kwargs))
+        return super()._generate(messages, stop, run_manager)
+
+
+@pytest.mark.parametrize("form", ["c3", "abstract"])
+def test_a_model_that_takes_failed_calls_gets_the_ledger(form: str) -> None:
+    model = _BanningModel(script=[ai(WRITE), ai(tool_call("fetch", "c2", url="https://example.com")), "done"])
+    agent = create_agent(model, TOOLS, middleware=[ToolErrorMiddleware(form=form)])
+    agent.invoke({"messages": [("user", ASK)]})
+    first, decision, last = model.settings
+    assert "failed_calls" not in first and "failed_calls" not in last  # no failure at those steps
+    ledger = decision["failed_calls"]
+    assert isinstance(ledger, FailureLedger)
+    banned = ledger.banned_calls()
+    assert [(c.name, json.loads(c.exact)) for c in banned] == [
+        ("write_file", {"path": "/etc/app.conf", "text": "x=1"})
+    ]
+    if form == "abstract":  # the model does not see the call it is banned from writing
+        assert not any(getattr(m, "tool_calls", None) for m in model.calls[1])
+
+
+def test_a_model_without_the_marker_gets_no_settings() -> None:
+    model = ScriptedChatModel(script=[ai(WRITE), "done"])
+    seen: list[dict[str, Any]] = []
+
+    class Spy(ToolErrorMiddleware):
+        def wrap_model_call(self, request: Any, handler: Any) -> Any:
+            def inner(changed: Any) -> Any:
+                seen.append(dict(changed.model_settings))
+                return handler(changed)
+
+            return super().wrap_model_call(request, inner)
+
+    create_agent(model, TOOLS, middleware=[Spy(form="abstract")]).invoke({"messages": [("user", ASK)]})
+    assert seen == [{}, {}]

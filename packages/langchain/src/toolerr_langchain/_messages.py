@@ -25,7 +25,7 @@ from langchain_core.messages import (
     SystemMessage,
     ToolMessage,
 )
-from toolerr import KINDS, Message, Role, ToolCall, ToolErrorLayer, Verdict
+from toolerr import KINDS, FailureLedger, Message, Role, ToolCall, ToolErrorLayer, Verdict
 
 CLIENT = "langchain"
 """The client name toolerr uses for LangChain / LangGraph templates."""
@@ -420,11 +420,20 @@ def rewrite_with(layer: ToolErrorLayer, messages: Sequence[Any]) -> list[Any] | 
     list, byte for byte). Raises what the layer raises (:class:`toolerr.ToolLoopError`
     for loop action ``stop``) and whatever conversion raises; callers fail open.
     """
+    return rewrite_and_ledger(layer, messages)[0]
+
+
+def rewrite_and_ledger(
+    layer: ToolErrorLayer, messages: Sequence[Any]
+) -> tuple[list[Any] | None, FailureLedger | None]:
+    """:func:`rewrite_with`, and the failed-call ledger of the conversation when its
+    decision step failed (``None`` otherwise): what a decoder should ban, including calls
+    that the form removed from the model's view."""
     if not _decision_step_failed(layer, messages):
-        return None
+        return None, None
     restore_verdicts(layer, messages)
     converted = [neutral(message) for message in messages]
     result = layer.rewrite(converted)
     if not result.changed:
-        return None
-    return from_toolerr(result.messages, converted)
+        return None, result.ledger
+    return from_toolerr(result.messages, converted), result.ledger

@@ -19,7 +19,16 @@ from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.errors import GraphBubbleUp
 from toolerr import DetectionRecord, Policy, ToolErrorLayer, ToolLoopError, safety_from_annotations
 
-from ._messages import CLIENT, neutral, restore_verdicts, rewrite_with, to_toolerr, verdict_of, with_verdict
+from ._messages import (
+    CLIENT,
+    neutral,
+    restore_verdicts,
+    rewrite_and_ledger,
+    rewrite_with,
+    to_toolerr,
+    verdict_of,
+    with_verdict,
+)
 
 if TYPE_CHECKING:
     from langchain.agents.middleware.types import ExtendedModelResponse, ToolCallRequest
@@ -184,18 +193,37 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
             self.layer.policy = self._base_policy.with_tool_safety(self._declared)
 
     def _model_request(self, request: ModelRequest[ContextT]) -> ModelRequest[ContextT]:
-        """The request with the form applied to its messages (or the request itself)."""
+        """The request with the form applied to its messages (or the request itself).
+
+        A model that declares ``toolerr_accepts_failed_calls`` (a local model with a
+        decoder ban, such as ``toolerr_hf.ChatLocalModel``) also gets the conversation's
+        failed-call ledger as the ``failed_calls`` model setting, so that it can ban the
+        failed calls at the decoder even when the form removed them from its view
+        (abstract + ban)."""
         try:
             self._learn_safety(request.tools)
-            messages = rewrite_with(self.layer, request.messages)
+            messages, ledger = rewrite_and_ledger(self.layer, request.messages)
+            settings = None
+            if (
+                ledger is not None
+                and getattr(request.model, "toolerr_accepts_failed_calls", False) is True
+                and "failed_calls" not in request.model_settings
+                and ledger.banned_calls()
+            ):
+                settings = {**request.model_settings, "failed_calls": ledger}
         except ToolLoopError:
             raise
         except Exception:  # fail open: the model sees what LangChain built
             logger.exception("toolerr: rewriting the model request failed; the messages pass unchanged")
             return request
-        if messages is None:
+        if messages is None and settings is None:
             return request
-        return request.override(messages=messages)
+        changes: dict[str, Any] = {}
+        if messages is not None:
+            changes["messages"] = messages
+        if settings is not None:
+            changes["model_settings"] = settings
+        return request.override(**changes)
 
     def _blocked(self, request: ToolCallRequest, tool_name: str) -> ToolMessage | None:
         """With loop action ``block``/``stop``: the runtime result for a repeat of a failed
