@@ -60,6 +60,11 @@ from toolerr._detect import coerce_flag, normalise_client
         ),
         ("An error occurred while running the tool. Please try again.", {}, "openai-agents:tool-error"),
         ("Tool 'x' not found.", {"client": "openai-agents"}, "openai-agents:tool-not-found"),
+        (
+            "Tool execution was not approved.",
+            {"client": "openai-agents"},
+            "openai-agents:approval-rejected",
+        ),
         ("Error executing tool x: boom", {"client": "mcp"}, "mcp:tool-error"),
         ("Error executing tool x", {"client": "mcp"}, "mcp:tool-error-withheld"),
         ("Unknown tool: x", {"client": "mcp"}, "mcp:unknown-tool"),

@@ -63,6 +63,41 @@ def test_tool_not_found_returned_to_the_model(mode: str) -> None:
     )
 
 
+def test_a_rejected_approval_is_unrecoverable() -> None:
+    """A person rejects a needs_approval call: the SDK's rejection text reaches the model
+    with the unrecoverable note (the same call would be rejected again)."""
+    executed: list[str] = []
+
+    @function_tool(needs_approval=True)
+    def delete_file(path: str) -> str:
+        """Delete a file."""
+        executed.append(path)
+        return "deleted"
+
+    records: list[DetectionRecord] = []
+    recovery = ToolErrorRecovery(on_record=records.append)
+    model = scripted([call("delete_file", {"path": "/etc/hosts"}, "c1")], [done("I could not delete it.")])
+    agent = Agent(name="files", model=model, tools=[delete_file])
+
+    async def run() -> Any:
+        first = await Runner.run(agent, "Delete /etc/hosts.", run_config=recovery.run_config())
+        assert len(first.interruptions) == 1
+        state = first.to_state()
+        state.reject(first.interruptions[0])
+        return await Runner.run(agent, state, run_config=recovery.run_config())
+
+    result = asyncio.run(run())
+    assert executed == []
+    assert result.final_output == "I could not delete it."
+    rejected = "Tool execution was not approved."
+    decision = model.calls[1].input
+    assert [i.get("output") for i in decision if i.get("type") == "function_call_output"] == [rejected]
+    assert _note_of(decision) == note("delete_file", 'path="/etc/hosts"', rejected, UNRECOVERABLE)
+    assert [(r.tool, r.kind, r.detection) for r in records] == [
+        ("delete_file", "unrecoverable", "openai-agents:approval-rejected")
+    ]
+
+
 def test_a_tool_with_its_own_failure_function_is_detected_by_text(mode: str) -> None:
     def own_text(ctx: Any, error: Exception) -> str:
         return f"Error: upstream answered 503 Service Unavailable ({error})"

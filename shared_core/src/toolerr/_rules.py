@@ -325,6 +325,17 @@ TEMPLATES: tuple[Template, ...] = (
         "openai-agents tool lookup failure text",
     ),
     Template(
+        "openai-agents:approval-rejected",
+        ("openai-agents",),
+        r"Tool execution was not approved\.?\s*\Z",
+        U,
+        "not_approved",
+        True,
+        True,
+        "openai-agents DEFAULT_APPROVAL_REJECTION_MESSAGE (agents/tool.py): a person rejected "
+        "a needs_approval call; the same call would be rejected again",
+    ),
+    Template(
         "openai-agents:tool-timeout",
         ("openai-agents",),
         r"Tool '[^'\n]*' timed out after [0-9.]+ seconds\.?\s*\Z",
