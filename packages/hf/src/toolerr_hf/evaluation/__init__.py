@@ -428,8 +428,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.out:
         os.makedirs(args.out, exist_ok=True)
         write_json(results, os.path.join(args.out, "results.json"))
-        if "decision" in results:
-            write_plot(results, os.path.join(args.out, "results.png"))
+        write_plot(results, os.path.join(args.out, "results.png"))
         sys.stdout.write(f"\nwrote {os.path.join(args.out, 'results.json')} and results.png\n")
     sys.stdout.flush()
     return 0
@@ -499,6 +498,5 @@ def _rescore_command(args: argparse.Namespace) -> int:
     if args.out:
         os.makedirs(args.out, exist_ok=True)
         write_json(results, os.path.join(args.out, "results.json"))
-        if "decision" in results:
-            write_plot(results, os.path.join(args.out, "results.png"))
+        write_plot(results, os.path.join(args.out, "results.png"))
     return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import IO, Any
 
 from ._harnesses import LABELS
@@ -233,52 +233,137 @@ def write_json(results: Mapping[str, Any], path: str) -> None:
         json.dump(results, handle, indent=1, ensure_ascii=False)
 
 
+def _interval_bars(
+    axis: Any,
+    names: Sequence[str],
+    cells: Sequence[Mapping[str, Any] | None],
+    *,
+    offset: float = 0.0,
+    width: float = 0.6,
+    scale: float = 100.0,
+    **style: Any,
+) -> None:
+    """Bars of interval means with their 95% interval as error bars (missing cells: 0)."""
+    means, lows, highs = [], [], []
+    for cell in cells:
+        mean = (cell or {}).get("mean")
+        if mean is None or cell is None:
+            means.append(0.0)
+            lows.append(0.0)
+            highs.append(0.0)
+            continue
+        means.append(scale * mean)
+        lows.append(max(scale * (mean - cell["low"]), 0.0))
+        highs.append(max(scale * (cell["high"] - mean), 0.0))
+    xs = [i + offset for i in range(len(names))]
+    axis.bar(xs, means, width, yerr=[lows, highs], capsize=2, **style)
+
+
+def _names_axis(axis: Any, names: Sequence[str], ylabel: str, title: str, top: float | None = 105) -> None:
+    axis.set_xticks(range(len(names)))
+    axis.set_xticklabels(names, rotation=40, ha="right")
+    axis.set_ylabel(ylabel)
+    if top is not None:
+        axis.set_ylim(0, top)
+    axis.set_title(title)
+
+
 def write_plot(results: Mapping[str, Any], path: str) -> None:
-    """Correct-action rate per harness and kind (with intervals), and exact-repeat rate."""
+    """One panel per part that was run: the decision step's correct-action rate per kind
+    and its exact-repeat rate (with intervals), the episodes' completion and loops, and
+    the probe's repeat probability per context."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    decision = results["decision"]["summary"]
-    harnesses = list(decision)
-    kinds = [
-        k for k in ("transient", "fixable", "unrecoverable", "control") if k in results["config"]["kinds"]
-    ]
-    fig, (left, right) = plt.subplots(1, 2, figsize=(15, 5.5), gridspec_kw={"width_ratios": [3, 2]})
-    width = 0.8 / max(len(kinds), 1)
-    for k_index, kind in enumerate(kinds):
-        means, lows, highs = [], [], []
-        for harness in harnesses:
-            cell = decision[harness].get(kind, {}).get("correct") or {}
-            mean = cell.get("mean")
-            means.append(100 * mean if mean is not None else 0.0)
-            lows.append(100 * (mean - cell["low"]) if mean is not None else 0.0)
-            highs.append(100 * (cell["high"] - mean) if mean is not None else 0.0)
-        xs = [i + (k_index - (len(kinds) - 1) / 2) * width for i in range(len(harnesses))]
-        left.bar(xs, means, width, yerr=[lows, highs], capsize=2, label=kind)
-    left.set_xticks(range(len(harnesses)))
-    left.set_xticklabels(harnesses, rotation=40, ha="right")
-    left.set_ylabel("correct next action, % (95% CI)")
-    left.set_ylim(0, 105)
-    left.set_title("Decision step: correct next action")
-    left.legend(fontsize=8)
-    means, lows, highs = [], [], []
-    for harness in harnesses:
-        cell = decision[harness].get("fixable+unrecoverable", {}).get("exact_repeat") or {}
-        mean = cell.get("mean")
-        means.append(100 * mean if mean is not None else 0.0)
-        lows.append(100 * (mean - cell["low"]) if mean is not None else 0.0)
-        highs.append(100 * (cell["high"] - mean) if mean is not None else 0.0)
-    right.bar(range(len(harnesses)), means, 0.6, yerr=[lows, highs], capsize=2, color="tab:red")
-    right.set_xticks(range(len(harnesses)))
-    right.set_xticklabels(harnesses, rotation=40, ha="right")
-    right.set_ylabel("exact repeat of the failed call, % (95% CI)")
-    right.set_title("Exact repeats (fixable + unrecoverable)")
-    fig.suptitle(f"toolerr eval: {results['config']['model']}", fontsize=10)
+    panels: list[Callable[[Any], None]] = []
+    decision = results.get("decision", {}).get("summary")
+    choice = results["config"].get("tool_choice", "auto")
+    if decision:
+        harnesses = list(decision)
+        kinds = [
+            k for k in ("transient", "fixable", "unrecoverable", "control") if k in results["config"]["kinds"]
+        ]
+
+        def correct(axis: Any) -> None:
+            width = 0.8 / max(len(kinds), 1)
+            for index, kind in enumerate(kinds):
+                cells = [decision[h].get(kind, {}).get("correct") for h in harnesses]
+                offset = (index - (len(kinds) - 1) / 2) * width
+                _interval_bars(axis, harnesses, cells, offset=offset, width=width, label=kind)
+            _names_axis(
+                axis,
+                harnesses,
+                "correct next action, % (95% CI)",
+                f"Decision step (tool choice {choice}): correct next action",
+            )
+            axis.legend(fontsize=8)
+
+        def repeats(axis: Any) -> None:
+            cells = [decision[h].get("fixable+unrecoverable", {}).get("exact_repeat") for h in harnesses]
+            if not any(kind in kinds for kind in ("fixable", "unrecoverable")):
+                cells = [None for _ in harnesses]
+            _interval_bars(axis, harnesses, cells, color="tab:red")
+            _names_axis(
+                axis, harnesses, "exact repeat of the failed call, % (95% CI)", "Decision step: exact repeats"
+            )
+
+        panels += [correct, repeats]
+    episodes = results.get("episodes", {}).get("summary")
+    if episodes:
+        names = list(episodes)
+        episode_choice = results["config"].get("episode_tool_choice", "auto")
+        present = [k for k in FAILURE if any(k in episodes[h] for h in names)]
+
+        def completion(axis: Any) -> None:
+            series: list[tuple[str, list[Any], dict[str, Any]]] = [
+                (f"done {k}", [episodes[h].get(k, {}).get("completed") for h in names], {}) for k in present
+            ]
+            series.append(
+                ("loop", [episodes[h].get("all", {}).get("loop") for h in names], {"color": "black"})
+            )
+            width = 0.8 / len(series)
+            for index, (label, cells, style) in enumerate(series):
+                offset = (index - (len(series) - 1) / 2) * width
+                _interval_bars(axis, names, cells, offset=offset, width=width, label=label, **style)
+            _names_axis(
+                axis,
+                names,
+                "% of episodes (95% CI)",
+                f"Episodes (up to {results['config']['turns']} turns, tool choice {episode_choice})",
+            )
+            axis.legend(fontsize=8)
+
+        panels.append(completion)
+    probe = results.get("probe", {}).get("summary", {}).get("contexts")
+    if probe:
+        contexts = list(probe)
+
+        def probability(axis: Any) -> None:
+            _interval_bars(axis, contexts, [probe[c]["p_repeat"] for c in contexts], color="tab:purple")
+            _names_axis(
+                axis,
+                contexts,
+                "P(failed call) in the candidate set, % (95% CI)",
+                "Teacher-forced probe: repeat probability of the failed call",
+            )
+
+        panels.append(probability)
+    if not panels:
+        return
+    columns = 2 if len(panels) > 1 else 1
+    rows = (len(panels) + columns - 1) // columns
+    fig, axes = plt.subplots(rows, columns, figsize=(8 * columns, 5.2 * rows), squeeze=False)
+    flat = [axis for row in axes for axis in row]
+    for panel, axis in zip(panels, flat, strict=False):
+        panel(axis)
+    for axis in flat[len(panels) :]:
+        axis.set_visible(False)
+    fig.suptitle(f"toolerr eval: {results['config']['model']}", fontsize=11)
     fig.tight_layout()
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=100)
     plt.close(fig)
 
 
