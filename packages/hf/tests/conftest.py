@@ -22,6 +22,23 @@ CHATML = (
     "{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
 )
 
+WEATHER_TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "description": "Get the current weather for a city.",
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}},
+                "required": ["city"],
+            },
+        },
+    }
+]
+"""The one tool of the backend tests, as an OpenAI tool schema."""
+WEATHER_CALL = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
+
 CORPUS = [
     '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>',
     '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris, FR"}}\n</tool_call>',

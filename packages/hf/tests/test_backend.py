@@ -7,25 +7,12 @@ from typing import Any
 
 import pytest
 import torch
+from conftest import WEATHER_CALL as CALL
+from conftest import WEATHER_TOOLS as TOOLS
 from conftest import Script
 from toolerr import Message, ToolCall, ToolErrorLayer, ToolLoopError
 from toolerr_hf import Generation, LocalToolModel
 
-TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "get_weather",
-            "description": "Get the current weather for a city.",
-            "parameters": {
-                "type": "object",
-                "properties": {"city": {"type": "string"}},
-                "required": ["city"],
-            },
-        },
-    }
-]
-CALL = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
 FIXED = '{"name": "get_weather", "arguments": {"city": "Paris, FR"}}'
 FIXABLE = "Error: Invalid arguments: city must be 'City, CC', e.g. 'Paris, FR'."
 

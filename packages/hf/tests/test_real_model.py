@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 import torch
+from conftest import WEATHER_CALL as CALL
+from conftest import WEATHER_TOOLS as TOOLS
 from conftest import Script, token_ids
 from langchain.agents import create_agent
 from langchain.agents.middleware import ToolCallLimitMiddleware
@@ -19,21 +21,6 @@ from transformers import LogitsProcessorList
 
 pytestmark = pytest.mark.slow
 
-TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "get_weather",
-            "description": "Get the current weather for a city.",
-            "parameters": {
-                "type": "object",
-                "properties": {"city": {"type": "string"}},
-                "required": ["city"],
-            },
-        },
-    }
-]
-CALL = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
 QUESTION = "What is the weather in Paris?"
 
 
