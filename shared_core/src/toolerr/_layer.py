@@ -20,13 +20,45 @@ from ._forms import Delivery, ExchangeResult, apply_form, find_decision_step, pa
 from ._ledger import FailureLedger, LoopDecision, RepeatReport, decide_loop
 from ._policy import Policy
 from ._render import guidance_for, render_abstract, render_loop_note, render_note
-from ._types import Form, Kind, Message, Verdict, content_text
+from ._types import Form, Kind, Message, ToolCall, Verdict, content_text
 
 logger = logging.getLogger("toolerr")
 
 _CACHE_SIZE = 4096
 # Calls at the end of a conversation that are always replayed (cycles are looked for there).
 _REPLAY_TAIL = 16
+# Replay checkpoints kept per layer (one per conversation that grows; concurrent runs).
+_CHECKPOINTS = 8
+
+
+_Replayed = tuple[int, Message, ToolCall, Verdict]
+"""(message index, tool result, call, verdict) of one replayed call."""
+
+
+@dataclass
+class _Checkpoint:
+    """The replay state after the first ``len(pairs)`` calls of a conversation: reused by
+    the next replay of a conversation that starts with the same objects (it only grew)."""
+
+    pairs: list[_Replayed]
+    """Each replayed call, in order."""
+    ledger: FailureLedger
+    """Never recorded into: a replay continues from a copy."""
+    reports: dict[int, RepeatReport]
+    failed_tools: frozenset[str]
+
+    def matches(self, pairs: Sequence[tuple[ExchangeResult, Verdict]], retry_budget: int) -> bool:
+        if len(self.pairs) > len(pairs) or self.ledger.retry_budget != retry_budget:
+            return False
+        for (index, message, call, verdict), (result, now) in zip(self.pairs, pairs, strict=False):
+            if (
+                result.index != index
+                or result.message is not message
+                or result.call is not call
+                or (now is not verdict and now != verdict)
+            ):
+                return False
+        return True
 
 
 class ToolLoopError(RuntimeError):
@@ -96,6 +128,7 @@ class ToolErrorLayer:
         self.policy = Policy.coerce(policy, **options)
         self.on_record = on_record
         self._verdicts: OrderedDict[str, tuple[tuple[int, int] | None, Verdict]] = OrderedDict()
+        self._checkpoints: list[_Checkpoint] = []
         self._lock = threading.Lock()
 
     # -- verdicts ---------------------------------------------------------------
@@ -158,8 +191,14 @@ class ToolErrorLayer:
         looked for. Successes of other tools long before the decision step cannot change
         any report at the decision step, so they are skipped: the replay stays linear and
         cheap on long conversations.
+
+        A conversation that only grew since an earlier replay (the same message and call
+        objects first, as adapters that cache their conversions give) continues from that
+        replay's checkpoint instead of starting over: the same ledger and reports as a
+        replay from the start, for the cost of the new calls. A call's ``arguments`` must
+        not be changed in place once replayed.
         """
-        ledger = FailureLedger(retry_budget=self.policy.retry_budget)
+        budget = self.policy.retry_budget
         pairs = [
             (result, self.inspect(result.message))
             for index, message in enumerate(messages)
@@ -168,9 +207,22 @@ class ToolErrorLayer:
             if result.call is not None
         ]
         tail = max(len(pairs) - _REPLAY_TAIL, 0)
-        failed_tools: set[str] = set()
-        reports: dict[int, RepeatReport] = {}
-        for position, (result, verdict) in enumerate(pairs):
+        checkpoint = self._checkpoint(pairs, tail, budget)
+        if checkpoint is None:
+            start = 0
+            ledger = FailureLedger(retry_budget=budget)
+            failed_tools: set[str] = set()
+            reports: dict[int, RepeatReport] = {}
+        else:
+            start = len(checkpoint.pairs)
+            ledger = checkpoint.ledger.copy()
+            failed_tools = set(checkpoint.failed_tools)
+            reports = dict(checkpoint.reports)
+        for position in range(start, len(pairs)):
+            if position == tail and tail > start:
+                # Every call before the tail is replayed as any longer conversation would.
+                self._keep(pairs[:tail], ledger, reports, failed_tools)
+            result, verdict = pairs[position]
             call = result.call
             assert call is not None
             if verdict.failed:
@@ -181,6 +233,44 @@ class ToolErrorLayer:
                 call.name, call.arguments, verdict, raw=call.raw_arguments, call_id=call.id
             )
         return ledger, reports
+
+    def _checkpoint(
+        self, pairs: Sequence[tuple[ExchangeResult, Verdict]], tail: int, budget: int
+    ) -> _Checkpoint | None:
+        """The longest kept checkpoint this conversation starts with (within its tail)."""
+        with self._lock:
+            candidates = sorted(
+                (c for c in self._checkpoints if len(c.pairs) <= tail),
+                key=lambda c: len(c.pairs),
+                reverse=True,
+            )
+        for candidate in candidates:
+            if candidate.matches(pairs, budget):
+                return candidate
+        return None
+
+    def _keep(
+        self,
+        pairs: Sequence[tuple[ExchangeResult, Verdict]],
+        ledger: FailureLedger,
+        reports: dict[int, RepeatReport],
+        failed_tools: set[str],
+    ) -> None:
+        kept = _Checkpoint(
+            [(r.index, r.message, r.call, v) for r, v in pairs if r.call is not None],
+            ledger.copy(),
+            dict(reports),
+            frozenset(failed_tools),
+        )
+        with self._lock:
+            # A checkpoint that the new one extends is no longer needed.
+            self._checkpoints = [
+                c
+                for c in self._checkpoints
+                if not (len(c.pairs) <= len(kept.pairs) and _prefix(c.pairs, kept.pairs))
+            ]
+            self._checkpoints.append(kept)
+            del self._checkpoints[:-_CHECKPOINTS]
 
     def check_call(
         self,
@@ -377,6 +467,10 @@ _EMPTY_REPORT = RepeatReport(
     retry_allowed=False,
     budget_exhausted=False,
 )
+
+
+def _prefix(short: Sequence[_Replayed], long: Sequence[_Replayed]) -> bool:
+    return all(a[1] is b[1] and a[2] is b[2] for a, b in zip(short, long, strict=False))
 
 
 def _fingerprint(content: Any) -> tuple[int, int]:

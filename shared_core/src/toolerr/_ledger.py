@@ -736,6 +736,32 @@ class FailureLedger:
             state.latest = latest
             families.move_to_end(family)
 
+    def copy(self) -> FailureLedger:
+        """An independent ledger in the same state (same options, entries, families and
+        recent calls): recording into one does not change the other."""
+        other = FailureLedger(
+            self.retry_budget, self.max_cycle_len, self.history, max_failures=self.max_failures
+        )
+        with self._lock:
+            for key, entry in self._entries.items():
+                twin = _Entry(entry.name, entry.canonical)
+                twin.arguments = entry.arguments
+                twin.exacts = dict(entry.exacts)
+                twin.kind = entry.kind
+                twin.family = entry.family
+                twin.step = entry.step
+                twin.call_id = entry.call_id
+                twin.count = entry.count
+                other._entries[key] = twin
+            for name, families in self._families.items():
+                other._families[name] = OrderedDict(
+                    (family, _Family(state.count, state.latest)) for family, state in families.items()
+                )
+            other._recent.extend(self._recent)
+            other._step = self._step
+            other._dropped = self._dropped
+        return other
+
     def reset(self) -> None:
         """Forget everything (a new run)."""
         with self._lock:
