@@ -115,7 +115,9 @@ class ToolErrorLayer:
     Stateless across runs by design: the failed-call ledger is rebuilt from the
     conversation on every model call (so concurrent runs, retries and checkpointed
     threads are all correct); a small cache keeps verdicts that adapters learned from
-    exception objects, keyed by tool call id.
+    exception objects, keyed by tool call id, and a few replay checkpoints let a
+    conversation that only grew (the same message objects first) be replayed from where
+    the previous model call left off, with the same result as a replay from the start.
     """
 
     def __init__(
