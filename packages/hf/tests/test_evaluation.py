@@ -221,6 +221,24 @@ def test_a_call_cut_at_the_token_limit_counts_only_when_its_json_is_complete() -
     assert classify(FMT.parse(inside, ["search_flights"], complete=False), item) == "invalid_call"
 
 
+def test_argument_level_repeats_are_seen_through_extra_keys_and_cuts() -> None:
+    from toolerr_hf.evaluation._measures import rewrites_failed_arguments
+
+    item = Item(_scenario(), "fixable")
+    failed = '"arguments": {"origin": "CDG", "destination": "FCO", "date": "03/12/2026", "passengers": 2'
+    # the failed arguments again, then more keys (a ban of the exact call string allows this)
+    assert rewrites_failed_arguments(
+        f'<tool_call>\n{{"name": "search_flights", {failed}, "class": "eco"}}}}', item
+    )
+    assert rewrites_failed_arguments(
+        f'<tool_call>\n{{"name": "search_flights", {failed}', item
+    )  # cut after them
+    corrected = failed.replace("03/12/2026", "2026-12-03")
+    assert not rewrites_failed_arguments(f'<tool_call>\n{{"name": "search_flights", {corrected}}}}}', item)
+    assert not rewrites_failed_arguments("I could not find flights.", item)
+    assert not rewrites_failed_arguments(f"{failed}}}", Item(_scenario(), "control"))
+
+
 def test_correctness_rules() -> None:
     assert is_correct("transient", "exact_repeat") and is_correct("transient", "canonical_repeat")
     assert not is_correct("transient", "stop")

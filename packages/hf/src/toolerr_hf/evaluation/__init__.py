@@ -22,7 +22,7 @@ import numpy as np
 
 from ._engine import Engine
 from ._harnesses import HARNESSES, LABELS, build_view
-from ._measures import Bootstrap, classify, is_correct, pairs, select
+from ._measures import Bootstrap, classify, is_correct, pairs, rewrites_failed_arguments, select
 from ._report import (
     summarise_decision,
     summarise_episodes,
@@ -456,6 +456,7 @@ def rescore(results: dict[str, Any]) -> dict[str, Any]:
             record["exact_repeat"] = action == "exact_repeat"
             record["canonical_repeat"] = action in ("exact_repeat", "canonical_repeat")
             record["no_call"] = action in ("stop", "echo")
+            record["argument_repeat"] = rewrites_failed_arguments(record["text"], item)
         records = decision["records"]
         decision["summary"] = summarise_decision(records, config["harnesses"], config["kinds"], boot)
         if "calibrate" in results:

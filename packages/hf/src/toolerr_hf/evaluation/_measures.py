@@ -21,6 +21,7 @@ __all__ = [
     "classify",
     "is_correct",
     "is_strict_correct",
+    "rewrites_failed_arguments",
 ]
 
 Action = Literal[
@@ -112,6 +113,18 @@ def is_strict_correct(kind: ItemKind, action: Action) -> bool:
     if kind == "unrecoverable":
         return action == "stop"
     return is_correct(kind, action)
+
+
+def rewrites_failed_arguments(text: str, item: Item) -> bool:
+    """Whether a reply writes the failed call's arguments again as it saw them, even when
+    it then goes on with more keys or is cut after them: the argument-level repeat that a
+    ban of the exact call string displaces instead of preventing (the control has no
+    failed call: ``False``)."""
+    if item.kind == "control":
+        return False
+    failed = item.scenario.failed_arguments(item.kind)
+    opening = json.dumps(failed, ensure_ascii=False)[:-1]  # without the closing brace
+    return f'"arguments": {opening}' in text
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,15 @@ def summarise_decision(
                 continue
             cells[kind] = {
                 field: boot.interval(pairs(rows, field)).as_dict()
-                for field in ("correct", "strict_correct", "exact_repeat", "canonical_repeat", "no_call")
+                for field in (
+                    "correct",
+                    "strict_correct",
+                    "exact_repeat",
+                    "canonical_repeat",
+                    "argument_repeat",
+                    "no_call",
+                )
+                if all(field in r for r in rows)
             }
             cells[kind]["actions"] = _count(r["action"] for r in rows)
         wrong = [r for r in records if r["harness"] == harness and r["kind"] in ("fixable", "unrecoverable")]
@@ -301,13 +309,21 @@ def write_plot(results: Mapping[str, Any], path: str) -> None:
             axis.legend(fontsize=8)
 
         def repeats(axis: Any) -> None:
-            cells = [decision[h].get("fixable+unrecoverable", {}).get("exact_repeat") for h in harnesses]
-            if not any(kind in kinds for kind in ("fixable", "unrecoverable")):
-                cells = [None for _ in harnesses]
-            _interval_bars(axis, harnesses, cells, color="tab:red")
-            _names_axis(
-                axis, harnesses, "exact repeat of the failed call, % (95% CI)", "Decision step: exact repeats"
+            exact = [decision[h].get("fixable", {}).get("exact_repeat") for h in harnesses]
+            rewritten = [decision[h].get("fixable", {}).get("argument_repeat") for h in harnesses]
+            _interval_bars(
+                axis, harnesses, exact, offset=-0.2, width=0.4, color="tab:red", label="exact call"
             )
+            _interval_bars(
+                axis, harnesses, rewritten, offset=0.2, width=0.4, color="tab:pink", label="failed arguments"
+            )
+            _names_axis(
+                axis,
+                harnesses,
+                "fixable failures repeated, % (95% CI)",
+                "Decision step: the failed call written again",
+            )
+            axis.legend(fontsize=8)
 
         panels += [correct, repeats]
     episodes = results.get("episodes", {}).get("summary")
@@ -382,7 +398,7 @@ def _decision_table(
     header = f"{'harness':<14}" + "".join(f"{k[:13]:>16}" for k in columns)
     if "unrecoverable" in columns:
         header += f"{'stop in prose':>16}"
-    header += f"{'exact rep fix':>16}{'exact rep unrec':>16}"
+    header += f"{'exact rep fix':>16}{'arg rep fix':>16}{'exact rep unrec':>16}"
     if "control" in kinds:
         header += f"{'control repeat':>16}"
     out.write(header + "\n" + "-" * len(header) + "\n")
@@ -391,6 +407,7 @@ def _decision_table(
         if "unrecoverable" in columns:
             line += f"{_cell(cells.get('unrecoverable', {}).get('strict_correct')):>16}"
         line += f"{_cell(cells.get('fixable', {}).get('exact_repeat')):>16}"
+        line += f"{_cell(cells.get('fixable', {}).get('argument_repeat')):>16}"
         line += f"{_cell(cells.get('unrecoverable', {}).get('exact_repeat')):>16}"
         if "control" in kinds:
             line += f"{_cell(cells.get('control', {}).get('canonical_repeat')):>16}"

@@ -18,7 +18,7 @@ from toolerr import (
 
 from ._engine import Engine, Reply, Request
 from ._harnesses import build_view
-from ._measures import classify, complete_cut_call, is_correct, is_strict_correct
+from ._measures import classify, complete_cut_call, is_correct, is_strict_correct, rewrites_failed_arguments
 from ._scenarios import CONTROL, Item, ItemKind, Scenario, error_text
 
 logger = logging.getLogger("toolerr")
@@ -85,6 +85,7 @@ def run_decision(
                 "exact_repeat": action == "exact_repeat",
                 "canonical_repeat": action in ("exact_repeat", "canonical_repeat"),
                 "no_call": action in ("stop", "echo"),
+                "argument_repeat": rewrites_failed_arguments(reply.text, item),
                 "text": reply.text,
                 "tokens": reply.completion_tokens,
                 "cut": reply.cut,
