@@ -541,7 +541,7 @@ def test_model_demo_on_a_tiny_model(
     printed = capsys.readouterr().out
     assert "standard harness vs toolerr" in printed
     assert "What changed" in printed and "probability of re-emitting the failed call" in printed
-    assert "When the model must call" in printed
+    assert "When the model must call" in printed and "the failed arguments written again" in printed
     results = json.loads((tmp_path / "demo.json").read_text())
     assert results["config"]["harnesses"] == ["c0", "c3+ban"]
     assert len(results["decision"]["records"]) == 6 * 3 * 2

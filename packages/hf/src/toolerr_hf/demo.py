@@ -96,6 +96,11 @@ def print_demo(results: Mapping[str, Any], out: IO[str]) -> None:
             f"toolerr {100 * ours.get('exact_repeat', 0):.0f}%; corrected call: "
             f"{100 * std.get('corrected', 0):.0f}% -> {100 * ours.get('corrected', 0):.0f}%\n"
         )
+        before, after = 100 * std.get("argument_repeat", 0), 100 * ours.get("argument_repeat", 0)
+        write(
+            "  the failed arguments written again (also inside a longer or different call): "
+            f"standard {before:.0f}% -> toolerr {after:.0f}%\n"
+        )
     probe = results.get("probe", {}).get("summary")
     if probe:
         contexts = probe["contexts"]
@@ -131,6 +136,7 @@ def _forced_calls(options: argparse.Namespace, model: Any, tokenizer: Any) -> di
     rates = {
         harness: {
             "exact_repeat": sum(r["exact_repeat"] for r in rows) / len(rows),
+            "argument_repeat": sum(r["argument_repeat"] for r in rows) / len(rows),
             "corrected": sum(r["correct"] for r in rows) / len(rows),
         }
         for harness in (STANDARD, TOOLERR)
