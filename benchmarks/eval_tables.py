@@ -1,0 +1,164 @@
+"""Markdown tables for RESULTS_eval.md from the JSON that ``toolerr eval --out DIR`` writes.
+
+Usage::
+
+    python benchmarks/eval_tables.py benchmarks/out/eval/full/results.json [more results.json ...]
+
+Each file gives the tables of what it holds: the decision step (tool choice auto or
+required), calibration, the episodes and the probe. Figures are percentages with their 95%
+bootstrap interval over scenarios, as the evaluation computed them.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+FAILURE = ("transient", "fixable", "unrecoverable")
+
+
+def cell(interval: Mapping[str, Any] | None, percent: bool = True, digits: int = 0) -> str:
+    if not interval or interval.get("mean") is None:
+        return "-"
+    scale = 100 if percent else 1
+    mean, low, high = (scale * interval[k] for k in ("mean", "low", "high"))
+    if low == high == mean:
+        return f"{mean:.{digits}f}"
+    return f"{mean:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
+
+
+def decision_table(results: Mapping[str, Any]) -> str:
+    summary = results["decision"]["summary"]
+    kinds = results["config"]["kinds"]
+    choice = results["config"].get("tool_choice", "auto")
+    records = results["decision"]["records"]
+    head = ["harness"]
+    if "transient" in kinds:
+        head.append("transient: repeat (correct)")
+    if "fixable" in kinds:
+        head += ["fixable: corrected call", "fixable: exact repeat", "fixable: failed arguments again"]
+    if "unrecoverable" in kinds:
+        head += ["unrecoverable: no call", "unrecoverable: stop in prose", "unrecoverable: exact repeat"]
+    if choice == "auto":
+        head.append("tool call written (failure items)")
+        head.append("fabricated tool result (failure items)")
+    if "control" in kinds:
+        head.append("control: repeat")
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for harness, cells in summary.items():
+        row = [harness]
+        if "transient" in kinds:
+            row.append(cell(cells.get("transient", {}).get("correct")))
+        if "fixable" in kinds:
+            fixable = cells.get("fixable", {})
+            row += [
+                cell(fixable.get("correct")),
+                cell(fixable.get("exact_repeat")),
+                cell(fixable.get("argument_repeat")),
+            ]
+        if "unrecoverable" in kinds:
+            unrecoverable = cells.get("unrecoverable", {})
+            row += [
+                cell(unrecoverable.get("correct")),
+                cell(unrecoverable.get("strict_correct")),
+                cell(unrecoverable.get("exact_repeat")),
+            ]
+        if choice == "auto":
+            failures = [r for r in records if r["harness"] == harness and r["kind"] in FAILURE]
+            called = sum(r["action"] not in ("stop", "echo") for r in failures)
+            echoed = sum(r["action"] == "echo" for r in failures)
+            row.append(f"{called} of {len(failures)}")
+            row.append(f"{100 * echoed / max(len(failures), 1):.0f}%")
+        if "control" in kinds:
+            row.append(cell(cells.get("control", {}).get("canonical_repeat")))
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def episodes_table(results: Mapping[str, Any]) -> str:
+    summary = results["episodes"]["summary"]
+    present = [k for k in FAILURE if any(k in cells for cells in summary.values())]
+    head = ["harness", *(f"{k}: completed" for k in present)]
+    if "fixable" in present:
+        head.append("fixable: failed call repeated exactly")
+    head += ["loop (any kind)", "calls per episode"]
+    if "unrecoverable" in present:
+        head.append("futile calls after an unrecoverable failure")
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for harness, cells in summary.items():
+        row = [harness, *(cell(cells.get(k, {}).get("completed")) for k in present)]
+        if "fixable" in present:
+            row.append(cell(cells.get("fixable", {}).get("any_exact_repeat")))
+        row.append(cell(cells.get("all", {}).get("loop")))
+        calls = [c.get("calls") for k, c in cells.items() if k in present]
+        mean = sum(c["mean"] for c in calls if c) / max(len([c for c in calls if c]), 1)
+        row.append(f"{mean:.2f}")
+        if "unrecoverable" in present:
+            row.append(cell(cells.get("unrecoverable", {}).get("futile_calls"), percent=False, digits=2))
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def probe_table(results: Mapping[str, Any]) -> str:
+    probe = results["probe"]["summary"]
+    head = [
+        "context",
+        "P(repeat)",
+        "P(correct)",
+        "corrective gain (nats)",
+        "per action token",
+        "greedy exact repeat",
+    ]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for context, cells in probe["contexts"].items():
+        lines.append(
+            "| "
+            + " | ".join(
+                [
+                    context,
+                    cell(cells["p_repeat"]),
+                    cell(cells["p_correct"]),
+                    cell(cells["corrective_gain"], percent=False, digits=2),
+                    cell(cells["corrective_gain_per_token"], percent=False, digits=2),
+                    cell(cells.get("greedy_exact_repeat")),
+                ]
+            )
+            + " |"
+        )
+    extra = {k: v for k, v in probe.items() if k != "contexts"}
+    return "\n".join(lines) + "\n\n" + json.dumps(extra, indent=1)
+
+
+def calibration_text(results: Mapping[str, Any]) -> str:
+    calibrate = results["calibrate"]
+    scores = ", ".join(f"{form} {100 * score:.1f}%" for form, score in calibrate["selection_scores"].items())
+    return (
+        f"selection split {len(calibrate['selection_split'])} scenarios, report split "
+        f"{len(calibrate['report_split'])}; selection scores: {scores}; best: {calibrate['best']}; "
+        f"report: {json.dumps(calibrate['report'])}"
+    )
+
+
+def main(paths: list[str]) -> None:
+    for path in paths:
+        with open(path, encoding="utf-8") as handle:
+            results = json.load(handle)
+        config = results["config"]
+        print(f"## {path}\n")
+        print(f"argv: {' '.join(config.get('argv', []))}\n")
+        cost = results.get("cost", {})
+        print(f"cost: {json.dumps(cost)}\n")
+        if "decision" in results:
+            print(decision_table(results) + "\n")
+        if "calibrate" in results:
+            print(calibration_text(results) + "\n")
+        if "episodes" in results:
+            print(episodes_table(results) + "\n")
+        if "probe" in results:
+            print(probe_table(results) + "\n")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
