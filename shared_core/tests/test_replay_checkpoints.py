@@ -123,3 +123,24 @@ def test_checkpoints_are_bounded_and_reused() -> None:
             state(layer, conversation)
         runs.append(conversation)
     assert len(layer._checkpoints) == 8
+
+
+def test_checkpoints_keep_no_conversation_alive() -> None:
+    import gc
+    import weakref
+
+    layer = ToolErrorLayer()
+    messages = [Message("user", "go")]
+    for number in range(30):
+        messages = [*messages, *exchange(number, [(0, 1)])]
+    state(layer, messages)
+    assert layer._checkpoints
+    probe = weakref.ref(messages[3])
+    del messages
+    gc.collect()
+    assert probe() is None
+    # a checkpoint whose conversation is gone matches nothing
+    again = [Message("user", "go")]
+    for number in range(30):
+        again = [*again, *exchange(number, [(0, 1)])]
+    assert state(layer, again) == fresh(again)

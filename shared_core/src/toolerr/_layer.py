@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -31,8 +32,9 @@ _REPLAY_TAIL = 16
 _CHECKPOINTS = 8
 
 
-_Replayed = tuple[int, Message, ToolCall, Verdict]
-"""(message index, tool result, call, verdict) of one replayed call."""
+_Replayed = tuple[int, "weakref.ref[Message]", "weakref.ref[ToolCall]", Verdict]
+"""(message index, tool result, call, verdict) of one replayed call; the messages are
+referred to weakly, so that a checkpoint keeps no conversation alive."""
 
 
 @dataclass
@@ -53,8 +55,8 @@ class _Checkpoint:
         for (index, message, call, verdict), (result, now) in zip(self.pairs, pairs, strict=False):
             if (
                 result.index != index
-                or result.message is not message
-                or result.call is not call
+                or result.message is not message()
+                or result.call is not call()
                 or (now is not verdict and now != verdict)
             ):
                 return False
@@ -258,12 +260,15 @@ class ToolErrorLayer:
         reports: dict[int, RepeatReport],
         failed_tools: set[str],
     ) -> None:
-        kept = _Checkpoint(
-            [(r.index, r.message, r.call, v) for r, v in pairs if r.call is not None],
-            ledger.copy(),
-            dict(reports),
-            frozenset(failed_tools),
-        )
+        try:
+            replayed = [
+                (r.index, weakref.ref(r.message), weakref.ref(r.call), v)
+                for r, v in pairs
+                if r.call is not None
+            ]
+        except TypeError:  # messages that cannot be referred to weakly: no checkpoint
+            return
+        kept = _Checkpoint(replayed, ledger.copy(), dict(reports), frozenset(failed_tools))
         with self._lock:
             # A checkpoint that the new one extends is no longer needed.
             self._checkpoints = [
@@ -472,7 +477,7 @@ _EMPTY_REPORT = RepeatReport(
 
 
 def _prefix(short: Sequence[_Replayed], long: Sequence[_Replayed]) -> bool:
-    return all(a[1] is b[1] and a[2] is b[2] for a, b in zip(short, long, strict=False))
+    return all(a[1]() is b[1]() is not None for a, b in zip(short, long, strict=False))
 
 
 def _fingerprint(content: Any) -> tuple[int, int]:
