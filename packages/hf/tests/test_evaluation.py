@@ -503,6 +503,19 @@ def test_main_end_to_end_on_a_tiny_model(
     assert second["probe"]["summary"] == results["probe"]["summary"]
 
 
+def test_progress_counts_every_part(tiny_model: Any, tokenizer: Any) -> None:
+    """The progress bar moves through the probe too: scoring per scenario, then the greedy
+    decoding at the action slot of each greedy context."""
+    from toolerr_hf.evaluation import build_parser, evaluate
+
+    ticks: list[int] = []
+    argv = ["--no-decision", "--episodes", "0", "--probe", "1", "--probe-harness", "c0", "c3"]
+    args = build_parser().parse_args([*argv, "--max-new-tokens", "4", "--no-progress"])
+    results = evaluate(args, tiny_model, tokenizer, progress=ticks.append)
+    assert "probe" in results and "decision" not in results
+    assert sum(ticks) == 6 * (1 + 2)  # 6 scenarios: scored, then greedy "before" and "c0"
+
+
 def test_main_rejects_unknown_harness(tiny_dir: Path) -> None:
     with pytest.raises(SystemExit):
         main(["--model", str(tiny_dir), "--harness", "nope", "--no-progress"])

@@ -31,7 +31,7 @@ from ._report import (
     write_plot,
     write_table,
 )
-from ._runs import run_decision, run_episodes, run_probe, runtime_result
+from ._runs import GREEDY_CONTEXTS, run_decision, run_episodes, run_probe, runtime_result
 from ._scenarios import FAILURE_KINDS, ITEM_KINDS, Item, Scenario, build_suite, error_text
 
 logger = logging.getLogger("toolerr")
@@ -325,7 +325,12 @@ def evaluate(
     probe_suite = build_suite(probe_count) if probe_count else []
     if args.no_decision:
         items = []
-    total = len(items) * len(harnesses) + len(episode_items) * len(episode_harnesses) * args.turns
+    greedy = [c for c in GREEDY_CONTEXTS if c in ("before", "neutral", "success") or c in probe_harnesses]
+    total = (
+        len(items) * len(harnesses)
+        + len(episode_items) * len(episode_harnesses) * args.turns
+        + len(probe_suite) * (1 + len(greedy))  # scoring, then greedy decoding at the action slot
+    )
     bar = _Progress(total, progress is None and not args.no_progress)
     tick = progress or bar
     results: dict[str, Any] = {
@@ -382,7 +387,7 @@ def evaluate(
     if probe_suite:
         mark = time.monotonic()
         bar.stage("probe")
-        probe = run_probe(engine, probe_suite, probe_harnesses)
+        probe = run_probe(engine, probe_suite, probe_harnesses, tick)
         results["probe"] = {
             "summary": summarise_probe(probe, boot),
             "records": probe,
