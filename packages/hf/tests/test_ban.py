@@ -17,6 +17,9 @@ from transformers import LogitsProcessorList
 
 CALL = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
 OTHER = '{"name": "get_weather", "arguments": {"city": "Paris, FR"}}'
+DECISIVE = CALL[:-1]
+"""What the ban makes unreachable: the call up to the end of its arguments (the same call
+with more keys after them runs with the failed arguments too)."""
 PROMPT = "<|im_start|>user\nWeather in Paris?<|im_end|>\n<|im_start|>assistant\n"
 
 
@@ -67,28 +70,29 @@ def test_only_the_completing_token_is_blocked(tokenizer: Any) -> None:
     ban = FailedCallBan(tokenizer, [CALL])
     prompt = encode(tokenizer, PROMPT + "<tool_call>\n")
     vocab = len(tokenizer)
-    call = encode(tokenizer, CALL)
+    call = encode(tokenizer, DECISIVE)
     texts = TokenTexts.of(tokenizer)
     for k in range(len(call)):
         blocked = blocked_after(ban, prompt + call[:k], vocab)
         written = texts.text(call[:k])
-        # Exactly the tokens whose text would reach the end of CALL are blocked.
+        # Exactly the tokens whose text would reach the end of the call's arguments are blocked.
         expected = {
             i
             for i, s in enumerate(texts.strings)
-            if s and len(written) < len(CALL) and (written + s).startswith(CALL)
+            if s and len(written) < len(DECISIVE) and (written + s).startswith(DECISIVE)
         }
         assert blocked == expected, (k, written)
     assert call[-1] in blocked_after(ban, prompt + call[:-1], vocab)
+    assert ban.banned() == frozenset({DECISIVE})
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(cuts=st.lists(st.integers(min_value=1, max_value=len(CALL) - 1), max_size=30))
+@given(cuts=st.lists(st.integers(min_value=1, max_value=len(DECISIVE) - 1), max_size=30))
 def test_any_tokenisation_is_blocked_at_its_last_token(tokenizer: Any, cuts: list[int]) -> None:
     texts = TokenTexts.of(tokenizer)
-    pieces = segmentation(CALL, cuts, texts)
+    pieces = segmentation(DECISIVE, cuts, texts)
     ids = token_ids(tokenizer, pieces)
-    assert texts.text(ids) == CALL
+    assert texts.text(ids) == DECISIVE
     ban = FailedCallBan(tokenizer, [CALL])
     prompt = encode(tokenizer, PROMPT + "<tool_call>\n")
     for k in range(len(ids)):
@@ -141,7 +145,7 @@ def test_the_end_marker_and_special_tokens_close_the_call(tokenizer: Any) -> Non
 
 def test_white_space_around_the_call_is_not_part_of_it(tokenizer: Any) -> None:
     ban = FailedCallBan(tokenizer, [f"\n  {CALL}\n"])
-    assert ban.banned() == frozenset({CALL})
+    assert ban.banned() == frozenset({DECISIVE})
     call = encode(tokenizer, CALL)
     prompt = encode(tokenizer, PROMPT + "<tool_call>")
     for lead in ("", " ", "\n", "\n\n  "):
@@ -183,6 +187,27 @@ def test_greedy_generation_cannot_write_the_banned_call(tokenizer: Any, tiny_mod
     assert CALL not in banned
     call = encode(tokenizer, CALL)
     assert banned.startswith(TokenTexts.of(tokenizer).text(call[:-1]))  # it diverges only at the last token
+    assert ban.interventions == 1
+
+
+def test_the_same_arguments_with_more_keys_after_them_are_blocked(tokenizer: Any, tiny_model: Any) -> None:
+    """A small model that meets the ban on the closing brace goes on with extra keys
+    (``}, "parameters": ...}``): the parser would run that call with the failed arguments, so
+    the ban stops it where the arguments end."""
+    from toolerr_hf import HermesFormat
+
+    extended = DECISIVE + ', "parameters": {"city": "Paris"}}'
+    target = encode(tokenizer, extended + "\n</tool_call>")
+    prompt = PROMPT + "<tool_call>\n"
+    free = generate(tiny_model, tokenizer, prompt, [Script([target])], n=len(target))
+    assert free.startswith(extended)
+    parsed = HermesFormat().parse("<tool_call>\n" + free, ["get_weather"])
+    assert [(c.name, c.arguments) for c in parsed.calls] == [
+        ("get_weather", {"city": "Paris"})
+    ]  # it would run
+    ban = FailedCallBan(tokenizer, [CALL])
+    banned = generate(tiny_model, tokenizer, prompt, [Script([target]), ban], n=len(target))
+    assert DECISIVE not in banned
     assert ban.interventions == 1
 
 
@@ -241,8 +266,8 @@ def test_batches_have_one_ban_per_row(tokenizer: Any, tiny_model: Any) -> None:
     texts = tokenizer.batch_decode(out[:, encoded["input_ids"].shape[1] :], skip_special_tokens=True)
     assert CALL not in texts[0]
     assert texts[1].startswith(OTHER)  # row 1 did not ban OTHER
-    assert ban.banned(0) == frozenset({CALL, OTHER})
-    assert ban.banned(1) == frozenset({CALL})
+    assert ban.banned(0) == frozenset({DECISIVE, OTHER[:-1]})
+    assert ban.banned(1) == frozenset({DECISIVE})
     assert ban.row_interventions(0) == 1
     assert ban.row_interventions(1) == 0
 
@@ -309,9 +334,9 @@ def test_fed_by_the_core_ledger(tokenizer: Any) -> None:
     ledger.record("get_weather", {"city": "Paris"}, fixable, raw='{"city": "Paris"}', call_id="a")
     ledger.record("get_time", {"tz": "CET"}, transient, raw='{"tz": "CET"}', call_id="b")
     ban = FailedCallBan.from_ledger(tokenizer, ledger)
-    assert ban.banned() == frozenset({CALL})  # a transient failure within its retry budget is not banned
+    assert ban.banned() == frozenset({DECISIVE})  # a transient failure within its budget is not banned
     per_row = FailedCallBan.from_ledger(tokenizer, [ledger, FailureLedger()])
-    assert per_row.banned(0) == frozenset({CALL})
+    assert per_row.banned(0) == frozenset({DECISIVE})
     assert per_row.banned(1) == frozenset()
     assert ban.ban_call("f", {"x": 1}) == '{"name": "f", "arguments": {"x": 1}}'
 

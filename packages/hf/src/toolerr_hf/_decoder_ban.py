@@ -122,19 +122,24 @@ class FailedCallBan(LogitsProcessor):
         return processor
 
     def ban(self, text: str, row: int | None = None) -> None:
-        """Ban one call string (all rows, or one row of the batch)."""
+        """Ban one call string (all rows, or one row of the batch).
+
+        What becomes unreachable is the call's decisive part
+        (:meth:`HermesFormat.decisive_text`): the string up to the end of its arguments, so
+        that the model cannot write the same call and go on with extra keys after them."""
         text = text.strip()
         if not text:
             raise ValueError("cannot ban an empty call")
+        decisive = self.format.decisive_text(text)
         if row is None:
-            self._shared.ban(text)
+            self._shared.ban(decisive)
             for row_ban in self._per_row or ():
-                row_ban.ban(text)
+                row_ban.ban(decisive)
             return
         per_row = self._per_row
         if per_row is None or not 0 <= row < len(per_row):
             raise IndexError(f"row {row} out of range: give rows=[...] (one list of bans per batch row)")
-        per_row[row].ban(text)
+        per_row[row].ban(decisive)
 
     def ban_call(
         self, name: str, arguments: Any = None, *, raw_arguments: str | None = None, row: int | None = None
@@ -158,7 +163,8 @@ class FailedCallBan(LogitsProcessor):
         return [self.ban_call(call.name, raw_arguments=call.exact, row=row) for call in calls]
 
     def banned(self, row: int | None = None) -> frozenset[str]:
-        """The banned call strings (of every row, or those of one row)."""
+        """The strings made unreachable (of every row, or those of one row): each banned
+        call's decisive part."""
         if row is None or self._per_row is None:
             return self._shared.banned_strings
         return self._per_row[row].banned_strings

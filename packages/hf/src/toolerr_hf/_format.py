@@ -161,6 +161,27 @@ class HermesFormat:
                 raw_arguments = json.dumps({} if arguments is None else arguments, ensure_ascii=False)
         return f'{{"name": {json.dumps(name, ensure_ascii=False)}, "arguments": {raw_arguments.strip()}}}'
 
+    def decisive_text(self, call_text: str) -> str:
+        """The part of a call string that decides what runs: up to the end of its arguments.
+
+        ``{"name": "f", "arguments": {...}}`` gives ``{"name": "f", "arguments": {...}``: once
+        a model has written that, the call runs with those arguments whatever follows (the
+        parser ignores extra keys after them), so a decoder ban must make this prefix
+        unreachable, not only the whole string. A text that is not such a call (arguments
+        not last, not a JSON object) is returned stripped, unchanged.
+        """
+        text = call_text.strip()
+        if not text.endswith("}"):
+            return text
+        try:
+            data = json.loads(text)
+        except ValueError:
+            return text
+        if not isinstance(data, dict) or list(data)[-1:] != ["arguments"] or "name" not in data:
+            return text
+        head = text[:-1].rstrip()
+        return head if head.endswith(("}", "]", '"')) or head[-1:].isalnum() else text
+
     def render_call(self, name: str, arguments: Any = None, *, raw_arguments: str | None = None) -> str:
         """One call block with its markers."""
         return f"{self.start}\n{self.call_text(name, arguments, raw_arguments=raw_arguments)}\n{self.end}"

@@ -9,8 +9,9 @@ the package's :class:`FailedCallBan`. The backend's own ``generate_batch`` encod
 prompt whole, which costs about twice as much on a CPU: this module adds the prefix reuse.
 
 Identical requests are decoded once (memoised), and a request with banned strings reuses
-the unbanned reply of the same prompt when that reply contains none of them: under
-greedy decoding the ban cannot change a reply that never completes a banned string.
+the unbanned reply of the same prompt when that reply contains none of their decisive
+parts (what the ban makes unreachable): under greedy decoding the ban cannot change a
+reply that never completes one.
 """
 
 from __future__ import annotations
@@ -207,7 +208,7 @@ class Engine:
             if key in self._memo:
                 continue
             base = self._memo[(request.prompt, ())]
-            if any(text in base.text for text in request.banned):
+            if any(self.format.decisive_text(text) in base.text for text in request.banned):
                 banned.setdefault(key, request)
             else:
                 self._memo[key] = Reply(
