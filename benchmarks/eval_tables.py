@@ -3,6 +3,7 @@
 Usage::
 
     python benchmarks/eval_tables.py benchmarks/out/eval/full/results.json [more results.json ...]
+    python benchmarks/eval_tables.py --headline AUTO.json REQUIRED.json [RERUN.json ...]
 
 Each file gives the tables of what it holds: the decision step (tool choice auto or
 required), calibration, the episodes and the probe. Figures are percentages with their 95%
@@ -141,7 +142,62 @@ def calibration_text(results: Mapping[str, Any]) -> str:
     )
 
 
+def headline(auto: Mapping[str, Any], required: Mapping[str, Any]) -> str:
+    """One row per harness, the figures that tell the harnesses apart on this model: the
+    strict stop and fabricated results (tool choice auto), which call it writes when it
+    must call, the loops of the required-call episodes, and the probe's repeat probability."""
+    decision = auto["decision"]["summary"]
+    forced = required["decision"]["summary"]
+    episodes = required.get("episodes", {}).get("summary", {})
+    probe = auto.get("probe", {}).get("summary", {}).get("contexts", {})
+    records = auto["decision"]["records"]
+    head = [
+        "harness",
+        "auto: unrecoverable, stop in prose",
+        "auto: fabricated tool result",
+        "forced: transient retried",
+        "forced: fixable corrected",
+        "forced: fixable exact repeat",
+        "forced: failed arguments again",
+        "episodes (forced): fixable completed",
+        "episodes (forced): loop",
+        "probe: P(repeat)",
+    ]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for harness, cells in decision.items():
+        failures = [r for r in records if r["harness"] == harness and r["kind"] in FAILURE]
+        echoed = sum(r["action"] == "echo" for r in failures) / max(len(failures), 1)
+        other = forced.get(harness, {})
+        row = [
+            harness,
+            cell(cells.get("unrecoverable", {}).get("strict_correct")),
+            f"{100 * echoed:.0f}%",
+            cell(other.get("transient", {}).get("correct")),
+            cell(other.get("fixable", {}).get("correct")),
+            cell(other.get("fixable", {}).get("exact_repeat")),
+            cell(other.get("fixable", {}).get("argument_repeat")),
+            cell(episodes.get(harness, {}).get("fixable", {}).get("completed")),
+            cell(episodes.get(harness, {}).get("all", {}).get("loop")),
+            cell(probe.get(harness, {}).get("p_repeat")),
+        ]
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
 def main(paths: list[str]) -> None:
+    if paths[:1] == ["--headline"]:
+        with open(paths[1], encoding="utf-8") as a, open(paths[2], encoding="utf-8") as b:
+            auto, required = json.load(a), json.load(b)
+        for extra in paths[3:]:  # later runs of some harnesses replace their rows
+            with open(extra, encoding="utf-8") as handle:
+                more = json.load(handle)
+            required["decision"]["summary"].update(more["decision"]["summary"])
+            if "episodes" in more:
+                required.setdefault("episodes", {"summary": {}})["summary"].update(
+                    more["episodes"]["summary"]
+                )
+        print(headline(auto, required))
+        return
     for path in paths:
         with open(path, encoding="utf-8") as handle:
             results = json.load(handle)
