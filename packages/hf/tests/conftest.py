@@ -186,3 +186,20 @@ def real_model() -> tuple[Any, Any]:
     from toolerr_hf import load_default_model
 
     return load_default_model()
+
+
+def weather_tool(calls: list[str]) -> Any:
+    """A LangChain ``get_weather`` tool that records each city it is called with and fails
+    (a ``ToolException`` turned into an error result) while the city has no country code."""
+    from langchain_core.tools import ToolException, tool
+
+    @tool
+    def get_weather(city: str) -> str:
+        """Get the current weather for a city."""
+        calls.append(city)
+        if "," not in city:
+            raise ToolException("Invalid arguments: city must be 'City, CC', e.g. 'Paris, FR'.")
+        return "18 C, cloudy"
+
+    get_weather.handle_tool_error = True
+    return get_weather

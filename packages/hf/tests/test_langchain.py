@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 from conftest import ScriptedTurns
+from conftest import weather_tool as make_tool
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
-from langchain_core.tools import ToolException, tool
 from toolerr import FailureLedger, Verdict
 from toolerr_hf import ChatLocalModel, LocalToolModel
 from toolerr_hf._langchain import from_langchain_messages
@@ -23,19 +23,6 @@ FIXED = '{"name": "get_weather", "arguments": {"city": "Paris, FR"}}'
 
 def ids_of(tokenizer: Any, text: str) -> list[int]:
     return list(tokenizer(text, add_special_tokens=False)["input_ids"])
-
-
-def make_tool(calls: list[str]) -> Any:
-    @tool
-    def get_weather(city: str) -> str:
-        """Get the current weather for a city."""
-        calls.append(city)
-        if "," not in city:
-            raise ToolException("Invalid arguments: city must be 'City, CC', e.g. 'Paris, FR'.")
-        return "18 C, cloudy"
-
-    get_weather.handle_tool_error = True
-    return get_weather
 
 
 def chat(tiny_model: Any, tokenizer: Any, turns: list[str | None], **options: Any) -> ChatLocalModel:

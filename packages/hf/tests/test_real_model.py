@@ -10,11 +10,11 @@ import pytest
 import torch
 from conftest import WEATHER_CALL as CALL
 from conftest import WEATHER_TOOLS as TOOLS
-from conftest import Script, token_ids
+from conftest import Script, token_ids, weather_tool
 from langchain.agents import create_agent
 from langchain.agents.middleware import ToolCallLimitMiddleware
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
-from langchain_core.tools import ToolException, tool
+from langchain_core.tools import tool
 from toolerr import Message
 from toolerr_hf import ChatLocalModel, FailedCallBan, LocalToolModel, TokenTexts
 from transformers import LogitsProcessorList
@@ -93,16 +93,7 @@ def test_prose_containing_the_banned_text_is_not_blocked(real_model: Any, backen
 
 def test_a_langchain_agent_on_the_local_model_gets_a_failure_and_continues(backend: LocalToolModel) -> None:
     calls: list[str] = []
-
-    @tool
-    def get_weather(city: str) -> str:
-        """Get the current weather for a city."""
-        calls.append(city)
-        if "," not in city:
-            raise ToolException("Invalid arguments: city must be 'City, CC', e.g. 'Paris, FR'.")
-        return "18 C, cloudy"
-
-    get_weather.handle_tool_error = True
+    get_weather = weather_tool(calls)
     agent = create_agent(
         ChatLocalModel(backend=backend, tool_choice="required"),
         [get_weather],

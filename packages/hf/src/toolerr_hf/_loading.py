@@ -133,3 +133,16 @@ def load_default_model(*, device: str | Any | None = None, dtype: Any = None) ->
     Raises :class:`ModelNotFoundError` with the install command when it is missing.
     """
     return load_model(default_model_path(), device=device, dtype=dtype, local_files_only=True)
+
+
+DEFAULT_MODEL_NAME = "SmolLM2-135M-Instruct (embedded default)"
+
+
+def load_named_model(path: str | os.PathLike[str] | None) -> tuple[Any, Any, str]:
+    """``(model, tokenizer, display name)`` of a local model directory or GGUF file, or of
+    the embedded default when ``path`` is empty (what ``toolerr eval`` and ``demo`` load)."""
+    if path:
+        model, tokenizer = load_model(path)
+        return model, tokenizer, str(path)
+    model, tokenizer = load_default_model()
+    return model, tokenizer, DEFAULT_MODEL_NAME

@@ -151,21 +151,15 @@ def run_model_demo(args: argparse.Namespace) -> int:
     ``demo.json``)."""
     import torch
 
-    from ._loading import ModelNotFoundError, load_default_model, load_model
+    from ._loading import ModelNotFoundError, load_named_model
     from .evaluation import evaluate
 
     options = demo_arguments()
     if options.threads:
         torch.set_num_threads(options.threads)
     started = time.monotonic()
-    model_path = getattr(args, "model", None)
     try:
-        if model_path:
-            model, tokenizer = load_model(model_path)
-            name = str(model_path)
-        else:
-            model, tokenizer = load_default_model()
-            name = "SmolLM2-135M-Instruct (embedded default)"
+        model, tokenizer, name = load_named_model(getattr(args, "model", None))
     except (ModelNotFoundError, OSError, ValueError) as exc:
         sys.stderr.write(f"toolerr demo: cannot load the model: {exc}\n")
         return 2

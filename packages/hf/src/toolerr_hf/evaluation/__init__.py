@@ -412,16 +412,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     if args.threads:
         torch.set_num_threads(args.threads)
-    from toolerr_hf._loading import ModelNotFoundError, load_default_model, load_model
+    from toolerr_hf._loading import ModelNotFoundError, load_named_model
 
     started = time.monotonic()
     try:
-        if args.model:
-            model, tokenizer = load_model(args.model)
-            name = str(args.model)
-        else:
-            model, tokenizer = load_default_model()
-            name = "SmolLM2-135M-Instruct (embedded default)"
+        model, tokenizer, name = load_named_model(args.model)
     except (ModelNotFoundError, OSError, ValueError) as exc:
         sys.stderr.write(f"toolerr eval: cannot load the model: {exc}\n")
         return 2
