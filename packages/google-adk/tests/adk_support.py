@@ -28,18 +28,21 @@ class ScriptedLlm(BaseLlm):
     model: str = "scripted"
     _script: list[Step] = PrivateAttr(default_factory=list)
     _ids: bool = PrivateAttr(default=False)
-    requests: list[list[types.Content]] = []
+    _requests: list[list[types.Content]] = PrivateAttr(default_factory=list)
 
     def __init__(self, script: Sequence[Step], *, ids: bool = False, **data: Any) -> None:
         super().__init__(**data)
         self._script = list(script)
         self._ids = ids
-        self.requests = []
+
+    @property
+    def requests(self) -> list[list[types.Content]]:
+        return self._requests
 
     async def generate_content_async(
         self, llm_request: LlmRequest, stream: bool = False
     ) -> AsyncGenerator[LlmResponse, None]:
-        self.requests.append([c.model_copy(deep=True) for c in llm_request.contents])
+        self._requests.append([c.model_copy(deep=True) for c in llm_request.contents])
         await asyncio.sleep(0)
         index = len(self.requests) - 1
         step: Step = self._script[index] if index < len(self._script) else "done"
@@ -86,7 +89,10 @@ async def run(
     from google.adk.agents.run_config import RunConfig, StreamingMode
 
     service = runner.session_service
-    if session_id is None or await service.get_session(app_name=runner.app_name, user_id=user, session_id=session_id) is None:
+    if (
+        session_id is None
+        or await service.get_session(app_name=runner.app_name, user_id=user, session_id=session_id) is None
+    ):
         session = await service.create_session(app_name=runner.app_name, user_id=user, session_id=session_id)
         session_id = session.id
     config = RunConfig(streaming_mode=StreamingMode.SSE if streaming else StreamingMode.NONE)

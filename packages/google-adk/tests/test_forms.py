@@ -91,7 +91,7 @@ def test_decision_step_contents_are_exact(kind: str, form: str) -> None:
     runner, model = make_runner(
         [[("get_weather", {"city": city})], "It is 12 degrees."], [weather_tool({city: exception})], [plugin]
     )
-    events, session = asyncio.run(run(runner, QUESTION))
+    _, session = asyncio.run(run(runner, QUESTION))
 
     assert len(model.requests) == 2
     assert dump(model.requests[1]) == expected(kind, form)
@@ -144,7 +144,9 @@ def test_a_dict_result_with_an_error_field_is_detected() -> None:
 def test_streaming_gets_the_same_contents() -> None:
     city, exception, _, _ = CASES["fixable"]
     runner, model = make_runner(
-        [[("get_weather", {"city": city})], "It is 12 degrees."], [weather_tool({city: exception})], [ToolErrorPlugin()]
+        [[("get_weather", {"city": city})], "It is 12 degrees."],
+        [weather_tool({city: exception})],
+        [ToolErrorPlugin()],
     )
     events, _ = asyncio.run(run(runner, QUESTION, streaming=True))
     assert dump(model.requests[1]) == expected("fixable", "c3")

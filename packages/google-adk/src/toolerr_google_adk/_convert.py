@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from google.genai import types
-from toolerr import Message, ToolCall, content_text
+from toolerr import Message, Role, ToolCall, content_text
 
 __all__ = ["CLIENT", "Conversation", "response_content", "to_conversation"]
 
@@ -135,7 +135,7 @@ class Conversation:
         if not run:
             return
         text = "".join(p.text for p in run if p.text is not None and not p.thought)
-        role = "system" if content.role == "system" else "user"
+        role: Role = "system" if content.role == "system" else "user"
         self.messages.append(Message(role=role, content=text, origin=_Origin(content, tuple(run))))
 
     # -- back ------------------------------------------------------------------------

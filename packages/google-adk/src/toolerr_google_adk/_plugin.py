@@ -247,4 +247,3 @@ def _session_ids(context: CallbackContext, scope: str) -> dict[int, str]:
             if result is not None and result.id and result.response is not None:
                 ids[id(result.response)] = f"{scope}\x1f{result.id}"
     return ids
-
