@@ -170,7 +170,9 @@ them), so that the eval, which does not import google-adk, is held to its exact 
 def test_adk_reflect_response_is_the_plugins_own() -> None:
     fixture = json.loads(ADK_FIXTURE.read_text(encoding="utf-8"))
     for case in fixture["cases"]:
-        built = adk_reflect_response(fixture["name"], fixture["arguments"], fixture["error"], case["retry_count"])
+        built = adk_reflect_response(
+            fixture["name"], fixture["arguments"], fixture["error"], case["retry_count"]
+        )
         assert built == case["response"]
 
 
@@ -184,13 +186,17 @@ def test_adk_reflect_view_replaces_each_failed_result_and_counts_retries() -> No
     assert response == adk_reflect_response(
         "search_flights", scenario.failed_arguments("fixable"), failure[-1].content, 1
     )
-    assert view.messages[-1].content == json.dumps(response, ensure_ascii=False)  # ADK's LiteLlm serialisation
+    assert view.messages[-1].content == json.dumps(
+        response, ensure_ascii=False
+    )  # ADK's LiteLlm serialisation
     assert "This is retry attempt **1 of 3**" in response["reflection_guidance"]
     # Four failures in a row of the same tool: counts 1..3, then the retry-exceeded text.
     calls = [m for m in failure if m.role == "assistant" and m.tool_calls][-1:]
     repeated = [*failure, *([calls[0], failure[-1]] * 3)]
     shown = adk_reflect_messages(repeated)
-    counts = [json.loads(m.content)["retry_count"] for m in shown if m.role == "tool" and m.content.startswith("{")]
+    counts = [
+        json.loads(m.content)["retry_count"] for m in shown if m.role == "tool" and m.content.startswith("{")
+    ]
     assert counts[-4:] == [1, 2, 3, 3]
     assert "has failed consecutively 3 times" in json.loads(shown[-1].content)["reflection_guidance"]
 
