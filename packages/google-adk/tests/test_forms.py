@@ -151,3 +151,42 @@ def test_streaming_gets_the_same_contents() -> None:
     events, _ = asyncio.run(run(runner, QUESTION, streaming=True))
     assert dump(model.requests[1]) == expected("fixable", "c3")
     assert any(e.partial for e in events)
+
+
+@pytest.mark.parametrize("form", ["c3", "c4"])
+def test_parallel_calls_one_fails(form: str) -> None:
+    """Two calls in one model turn, one fails: ADK merges both responses into one content;
+    C3 adds the note after it, C4 removes the failed call and its response only."""
+    runner, model = make_runner(
+        [[("get_weather", {"city": "Paris"}), ("get_weather", {"city": ""})], "done"],
+        [weather_tool({"": ValueError("city must not be empty")})],
+        [ToolErrorPlugin(form=form)],
+    )
+    asyncio.run(run(runner, QUESTION))
+    sent = dump(model.requests[1])
+    body = note('city=""', "ValueError: city must not be empty", FIXABLE)
+    paris_call = {"function_call": {"args": {"city": "Paris"}, "name": "get_weather"}}
+    paris = {"function_response": {"name": "get_weather", "response": {"city": "Paris", "temperature_c": 12}}}
+    failed = {
+        "function_response": {
+            "name": "get_weather",
+            "response": {"error": "ValueError: city must not be empty"},
+        }
+    }
+    failed_call = {"function_call": {"args": {"city": ""}, "name": "get_weather"}}
+    user = {"parts": [{"text": QUESTION}], "role": "user"}
+    note_content = {"parts": [{"text": body}], "role": "user"}
+    if form == "c3":
+        assert sent == [
+            user,
+            {"parts": [paris_call, failed_call], "role": "model"},
+            {"parts": [paris, failed], "role": "user"},
+            note_content,
+        ]
+    else:
+        assert sent == [
+            user,
+            {"parts": [paris_call], "role": "model"},
+            {"parts": [paris], "role": "user"},
+            note_content,
+        ]

@@ -255,6 +255,23 @@ def side_by_side_stack(plugins: list[BasePlugin]) -> list[Any]:
     return model.requests
 
 
+def test_the_plain_runner_with_its_own_session_service() -> None:
+    from google.adk.runners import Runner
+    from google.adk.sessions import InMemorySessionService
+
+    city, exception, error, guidance = CASES["transient"]
+    model = ScriptedLlm([[("get_weather", {"city": city})], "done"])
+    agent = LlmAgent(name="assistant", model=model, tools=[weather_tool({city: exception})])
+    app = App(name="app", root_agent=agent, plugins=[ToolErrorPlugin()])
+    runner: Any = Runner(app=app, session_service=InMemorySessionService())
+    asyncio.run(run(runner, QUESTION))
+    assert guidance is not None
+    assert dump(model.requests[1])[-1] == {
+        "parts": [{"text": note(f'city="{city}"', error, guidance)}],
+        "role": "user",
+    }
+
+
 # -- transfers ---------------------------------------------------------------------------
 
 
