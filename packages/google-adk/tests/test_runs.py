@@ -255,6 +255,26 @@ def side_by_side_stack(plugins: list[BasePlugin]) -> list[Any]:
     return model.requests
 
 
+def test_an_unknown_tool_name_gets_adks_own_answer() -> None:
+    """ADK's answer names the tools there are (its ValueError is for developers); toolerr
+    detects it from the error field. The core has no rule for ADK's wording yet, so the
+    kind is ambiguous and no note is added."""
+    records: list[DetectionRecord] = []
+    runner, model = make_runner(
+        [[("get_wether", {"city": "Paris"})], "done"],
+        [weather_tool({})],
+        [ToolErrorPlugin(on_record=records.append)],
+    )
+    asyncio.run(run(runner, QUESTION))
+    response = dump(model.requests[1])[2]["parts"][0]["function_response"]["response"]
+    assert response["error"].startswith(
+        "Invoking `get_wether()` failed as no tool with that name is available."
+    )
+    (record,) = records
+    assert (record.tool, record.detection, record.kind) == ("get_wether", "flag:is_error", "ambiguous")
+    assert len(dump(model.requests[1])) == 3
+
+
 def test_the_plain_runner_with_its_own_session_service() -> None:
     from google.adk.runners import Runner
     from google.adk.sessions import InMemorySessionService

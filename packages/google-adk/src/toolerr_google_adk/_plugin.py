@@ -124,9 +124,13 @@ class ToolErrorPlugin(BasePlugin):
     ) -> dict[str, Any] | None:
         """The function response for a tool's exception: ``{"error": "Name: message"}``
         (cleaned, capped at ``max_error_chars``); the verdict from the exception object is
-        remembered for the next model call. ``None`` (ADK re-raises) for a cancellation
-        or when toolerr fails internally."""
+        remembered for the next model call. ``None`` for a cancellation, for a tool name
+        the model made up (ADK then answers with its own list of the tools there are, which
+        the next model call reads as the failure it is) and when toolerr fails internally
+        (ADK re-raises)."""
         if isinstance(error, asyncio.CancelledError) or not isinstance(error, Exception):
+            return None
+        if type(tool) is BaseTool:  # ADK's placeholder for an unknown tool name
             return None
         try:
             verdict = self.layer.inspect_exception(error, tool=tool.name)
