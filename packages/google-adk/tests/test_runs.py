@@ -121,28 +121,32 @@ def test_concurrent_sessions_with_colliding_call_ids_see_only_their_own_failure(
     assert UNRECOVERABLE in dump(second[1])[-1]["parts"][0]["text"]
 
 
-def test_a_remembered_verdict_never_reaches_another_session() -> None:
-    """The same call id and the same text in another session of the same plugin: that
-    session's result is classified from its own content, not from the other's exception."""
+@pytest.mark.parametrize("users", [("a", "b"), ("u", "u")])
+def test_a_remembered_verdict_never_reaches_another_session(users: tuple[str, str]) -> None:
+    """The same call id and the same text in another session of the same plugin (also one
+    of another runner with the very same app, user and session names): that result is
+    classified from its own content, not from the other's exception."""
     plugin = ToolErrorPlugin()
     records: list[DetectionRecord] = []
     plugin.layer.on_record = records.append
 
-    def get_weather(city: str) -> dict[str, Any]:
+    def raising(city: str) -> dict[str, Any]:
         """The weather in a city."""
-        if city == "raise":
-            raise ConnectionRefusedError(111, "Connection refused")
+        raise ConnectionRefusedError(111, "Connection refused")
+
+    def answering(city: str) -> dict[str, Any]:
+        """The weather in a city."""
         return {"error": "ConnectionRefusedError: [Errno 111] Connection refused"}
 
+    raising.__name__ = answering.__name__ = "get_weather"
+    script = [[("get_weather", {"city": "Paris"})], "done"]
+
     async def go() -> None:
-        runner, _ = make_runner(
-            [[("get_weather", {"city": "raise"})], "done"], [get_weather], [plugin], ids=True
-        )
-        await run(runner, QUESTION, user="a", session_id="s1")
-        runner, _ = make_runner(
-            [[("get_weather", {"city": "dict"})], "done"], [get_weather], [plugin], ids=True
-        )
-        await run(runner, QUESTION, user="b", session_id="s1")
+        runner, _ = make_runner(script, [raising], [plugin], ids=True)
+        await run(runner, QUESTION, user=users[0], session_id="s1")
+        # the same call (id call_0, same arguments) answered with the same text, as a dict
+        runner, _ = make_runner(script, [answering], [plugin], ids=True)
+        await run(runner, QUESTION, user=users[1], session_id="s1")
 
     asyncio.run(go())
     assert [r.detection for r in records] == ["exception", "flag:is_error"]
@@ -273,6 +277,29 @@ def test_an_unknown_tool_name_gets_adks_own_answer() -> None:
     (record,) = records
     assert (record.tool, record.detection, record.kind) == ("get_wether", "flag:is_error", "ambiguous")
     assert len(dump(model.requests[1])) == 3
+
+
+@pytest.mark.parametrize("args", [{}, None])
+def test_a_tool_without_arguments(args: Any) -> None:
+    """The verdict from the exception object reaches the request (the call's key is
+    recovered from the session), with and without an arguments object."""
+
+    def get_time() -> str:
+        """The current time."""
+        raise ConnectionRefusedError(111, "Connection refused")
+
+    records: list[DetectionRecord] = []
+    runner, model = make_runner(
+        [[("get_time", args)], "done"], [get_time], [ToolErrorPlugin(on_record=records.append)]
+    )
+    asyncio.run(run(runner, QUESTION))
+    (record,) = records
+    assert record.kind == "transient"
+    if args is not None:
+        assert record.detection == "exception"
+    assert dump(model.requests[1])[-1]["parts"][0]["text"].startswith(
+        f"{NOTE_PREFIX}the last attempt called get_time with no arguments and it failed with: ConnectionRefusedError"
+    )
 
 
 def test_the_plain_runner_with_its_own_session_service() -> None:

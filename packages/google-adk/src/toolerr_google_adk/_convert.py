@@ -71,6 +71,7 @@ class Conversation:
         self._scope = scope
         self.messages: list[Message] = []
         self._call_parts: dict[int, types.Part] = {}
+        self._call_ids: set[str] = set()
         ids = ids or {}
         for content in self.contents:
             self._convert(content, ids)
@@ -90,6 +91,8 @@ class Conversation:
                         arguments=arguments,
                     )
                     self._call_parts[id(tool_call)] = part
+                    if tool_call.id is not None:
+                        self._call_ids.add(tool_call.id)
                     calls.append(tool_call)
                 elif part.text is not None and not part.thought:
                     texts.append(part.text)
@@ -111,12 +114,15 @@ class Conversation:
             self._flush_user(content, run)
             run = []
             text, is_error = response_content(result.response)
+            key = self._id(result.id, result.response, ids)
+            if key not in self._call_ids:  # its call's id was not recovered: pair in order
+                key = None
             self.messages.append(
                 Message(
                     role="tool",
                     content=text,
                     is_error=is_error,
-                    tool_call_id=self._id(result.id, result.response, ids),
+                    tool_call_id=key,
                     name=result.name,
                     client=CLIENT,
                     origin=_Origin(content, (part,)),
@@ -125,11 +131,13 @@ class Conversation:
         self._flush_user(content, run)
 
     def _id(self, given: str | None, payload: Any, ids: Mapping[int, str]) -> str | None:
-        """A call id scoped to the session (``scope``): the request's own, else the
-        session's id for the shared payload object."""
+        """A call's key: the session's for the shared payload object, else the request's
+        own id scoped by ``scope`` (a payload another processor made)."""
+        if payload is not None and id(payload) in ids:
+            return ids[id(payload)]
         if given:
             return f"{self._scope}\x1f{given}" if self._scope else given
-        return ids.get(id(payload)) if payload is not None else None
+        return None
 
     def _flush_user(self, content: types.Content, run: Sequence[types.Part]) -> None:
         if not run:
@@ -216,7 +224,7 @@ def to_conversation(
     contents: Sequence[types.Content], ids: Mapping[int, str] | None = None, scope: str = ""
 ) -> Conversation:
     """The neutral conversation of a request's contents. ``ids``: the session's call ids
-    (already scoped) by ``id()`` of the shared payload objects (ADK removes its own
+    (already keyed by session and invocation) by ``id()`` of the shared payload objects (ADK removes its own
     ``adk-`` ids from requests; the payloads are the session's objects, so they lead back
     to them); ``scope`` prefixes the ids the request does hold."""
     return Conversation(contents, ids, scope)

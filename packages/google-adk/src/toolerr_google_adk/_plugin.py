@@ -232,22 +232,29 @@ def _scope(context: CallbackContext | ToolContext) -> str:
 
 
 def _call_key(context: CallbackContext | ToolContext, call_id: str | None) -> str | None:
-    return f"{_scope(context)}\x1f{call_id}" if call_id else None
+    """What a verdict is remembered by: the session, the invocation (unique even across
+    runners whose sessions share app, user and session names) and the call id."""
+    return _key(_scope(context), context.invocation_id, call_id) if call_id else None
+
+
+def _key(scope: str, invocation: str | None, call_id: str) -> str:
+    return f"{scope}\x1f{invocation}\x1f{call_id}"
 
 
 def _session_ids(context: CallbackContext, scope: str) -> dict[int, str]:
-    """The session's call ids, scoped, by ``id()`` of each call's arguments and each
-    response's payload: the request's shallow copies share those objects, so a request
-    part whose ``adk-`` id ADK removed leads back to its id. The session's events are only
-    read, and they are alive for as long as the ids are used."""
+    """The session's call keys (see :func:`_call_key`) by ``id()`` of each call's
+    arguments and each response's payload: the request's shallow copies share those
+    objects, so a request part whose ``adk-`` id ADK removed leads back to its id and
+    invocation. The session's events are only read, and they are alive for as long as the
+    ids are used."""
     ids: dict[int, str] = {}
     for event in context.session.events:
         content = event.content
         for part in (content.parts or ()) if content is not None else ():
             call = part.function_call
-            if call is not None and call.id and call.args:
-                ids[id(call.args)] = f"{scope}\x1f{call.id}"
+            if call is not None and call.id and call.args is not None:
+                ids[id(call.args)] = _key(scope, event.invocation_id, call.id)
             result = part.function_response
             if result is not None and result.id and result.response is not None:
-                ids[id(result.response)] = f"{scope}\x1f{result.id}"
+                ids[id(result.response)] = _key(scope, event.invocation_id, result.id)
     return ids
