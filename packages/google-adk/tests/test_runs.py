@@ -430,3 +430,25 @@ def test_the_session_payload_objects_are_not_changed_by_c1() -> None:
     }
     stored = [e.content for e in session.events if e.content is not None][2]
     assert stored.parts[0].function_response.response == {"error": error}
+
+
+def test_the_eval_harness_matches_adk() -> None:
+    """The eval's ``adk-reflect`` harness (toolerr-hf, which does not import google-adk) is
+    held to the fixture packages/hf/tests/data/adk_reflect_responses.json; here the fixture
+    is held to the installed ReflectAndRetryToolPlugin, so an ADK upgrade that changes the
+    wording shows."""
+    from google.adk.tools.base_tool import BaseTool
+
+    fixture_path = Path(__file__).parents[2] / "hf" / "tests" / "data" / "adk_reflect_responses.json"
+    fixture = json.loads(fixture_path.read_text(encoding="utf-8"))
+    plugin = ReflectAndRetryToolPlugin()
+    tool = BaseTool(name=fixture["name"], description="")
+    for case in fixture["cases"]:
+        count = case["retry_count"]
+        if count <= plugin.max_retries:
+            built = plugin._create_tool_reflection_response(
+                tool, fixture["arguments"], fixture["error"], count
+            )
+        else:
+            built = plugin._get_tool_retry_exceed_msg(tool, fixture["arguments"], fixture["error"])
+        assert built == case["response"]
