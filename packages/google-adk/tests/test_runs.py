@@ -126,9 +126,8 @@ def test_a_remembered_verdict_never_reaches_another_session(users: tuple[str, st
     """The same call id and the same text in another session of the same plugin (also one
     of another runner with the very same app, user and session names): that result is
     classified from its own content, not from the other's exception."""
-    plugin = ToolErrorPlugin()
     records: list[DetectionRecord] = []
-    plugin.layer.on_record = records.append
+    plugin = ToolErrorPlugin(on_record=records.append)
 
     def raising(city: str) -> dict[str, Any]:
         """The weather in a city."""
@@ -150,6 +149,19 @@ def test_a_remembered_verdict_never_reaches_another_session(users: tuple[str, st
 
     asyncio.run(go())
     assert [r.detection for r in records] == ["exception", "flag:is_error"]
+    assert [r.call_id for r in records] == ["call_0", "call_0"]  # as ADK has them
+
+
+def test_two_plugins_add_one_note() -> None:
+    """A form applied to an already rewritten request changes nothing more."""
+    city, exception, _, _ = CASES["fixable"]
+    runner, model = make_runner(
+        [[("get_weather", {"city": city})], "done"],
+        [weather_tool({city: exception})],
+        [ToolErrorPlugin(name="first"), ToolErrorPlugin(name="second")],
+    )
+    asyncio.run(run(runner, QUESTION))
+    assert json.dumps(dump(model.requests[1])).count(NOTE_PREFIX) == 1
 
 
 # -- other plugins -----------------------------------------------------------------------

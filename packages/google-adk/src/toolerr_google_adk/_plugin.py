@@ -15,6 +15,7 @@ Three ADK plugin callbacks, one object:
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import threading
 from collections import OrderedDict
@@ -46,6 +47,7 @@ __all__ = ["ToolErrorPlugin"]
 logger = logging.getLogger("toolerr")
 
 _SNAPSHOTS = 1024
+_SEPARATOR = "\x1f"
 
 
 class _Snapshot:
@@ -95,9 +97,10 @@ class ToolErrorPlugin(BasePlugin):
         on_record: Callable[[DetectionRecord], None] | None = None,
     ) -> None:
         super().__init__(name)
+        self.on_record = on_record
         self.layer = ToolErrorLayer(
             policy,
-            on_record=on_record,
+            on_record=self._record,
             form=form,
             retry_budget=retry_budget,
             loop_action=loop_action,
@@ -111,6 +114,16 @@ class ToolErrorPlugin(BasePlugin):
     @property
     def policy(self) -> Policy:
         return self.layer.policy
+
+    def _record(self, record: DetectionRecord) -> None:
+        """A record for ``on_record`` with the call id as ADK has it (the layer works on
+        call keys scoped to the session and invocation)."""
+        if self.on_record is None:
+            return
+        call_id = record.call_id
+        if call_id is not None and _SEPARATOR in call_id:
+            record = dataclasses.replace(record, call_id=call_id.rsplit(_SEPARATOR, 1)[-1])
+        self.on_record(record)
 
     # -- a tool raised -----------------------------------------------------------------
 
