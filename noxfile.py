@@ -39,6 +39,7 @@ PACKAGE_SESSIONS = [
     "mcp(sdk='1.x')",
     "integration",
     "hf",
+    "google_adk",
 ]
 MYPY = "mypy>=1.13,<3"
 
@@ -102,6 +103,15 @@ def mcp(session: nox.Session, sdk: str) -> None:
     session.install("-e", "shared_core", "-e", "packages/mcp", *MCP_SDKS[sdk])
     _pytest(session, "packages/mcp/tests")
     _typecheck(session, "packages/mcp/src")
+
+
+@nox.session(python=PYTHON)
+def google_adk(session: nox.Session) -> None:
+    """toolerr-google-adk: the real ADK Runner with a scripted model, a real MCP server over stdio."""
+    session.install(*TEST_TOOLS)
+    session.install("-e", "shared_core", "-e", "packages/google-adk[test]")
+    _pytest(session, "packages/google-adk/tests")
+    _typecheck(session, "packages/google-adk/src")
 
 
 def _install_hf(session: nox.Session, *extras: str) -> None:

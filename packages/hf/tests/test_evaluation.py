@@ -26,7 +26,7 @@ from toolerr_hf.evaluation import (
     split_scenarios,
 )
 from toolerr_hf.evaluation._engine import Request
-from toolerr_hf.evaluation._harnesses import INSTRUCTION
+from toolerr_hf.evaluation._harnesses import INSTRUCTION, adk_reflect_messages, adk_reflect_response
 from toolerr_hf.evaluation._measures import is_strict_correct
 from toolerr_hf.evaluation._scenarios import FAILURE_KINDS, WORDINGS, correct_action, error_text
 
@@ -157,6 +157,61 @@ def test_rendered_prompts(tiny_model: Any, tokenizer: Any) -> None:
     )
     forced = engine.render(failure, tools, "required")
     assert forced == c0 + "<tool_call>\n"
+
+
+# -- ADK's ReflectAndRetryToolPlugin, as the plugin builds it ---------------------------------
+
+ADK_FIXTURE = Path(__file__).with_name("data") / "adk_reflect_responses.json"
+"""Made by google-adk 2.13.0's real ``ReflectAndRetryToolPlugin`` (its
+``_create_tool_reflection_response`` for retries 1-3, ``_get_tool_retry_exceed_msg`` past
+them), so that the eval, which does not import google-adk, is held to its exact bytes."""
+
+
+def test_adk_reflect_response_is_the_plugins_own() -> None:
+    fixture = json.loads(ADK_FIXTURE.read_text(encoding="utf-8"))
+    for case in fixture["cases"]:
+        built = adk_reflect_response(
+            fixture["name"], fixture["arguments"], fixture["error"], case["retry_count"]
+        )
+        assert built == case["response"]
+
+
+def test_adk_reflect_view_replaces_each_failed_result_and_counts_retries() -> None:
+    scenario = _scenario()
+    failure = scenario.messages("fixable")
+    view = build_view("adk-reflect", failure)
+    assert view.banned == ()
+    assert view.messages[:-1] == failure[:-1]
+    response = json.loads(view.messages[-1].content)
+    assert response == adk_reflect_response(
+        "search_flights", scenario.failed_arguments("fixable"), failure[-1].content, 1
+    )
+    assert view.messages[-1].content == json.dumps(
+        response, ensure_ascii=False
+    )  # ADK's LiteLlm serialisation
+    assert "This is retry attempt **1 of 3**" in response["reflection_guidance"]
+    # Four failures in a row of the same tool: counts 1..3, then the retry-exceeded text.
+    calls = [m for m in failure if m.role == "assistant" and m.tool_calls][-1:]
+    repeated = [*failure, *([calls[0], failure[-1]] * 3)]
+    shown = adk_reflect_messages(repeated)
+    counts = [
+        json.loads(m.content)["retry_count"] for m in shown if m.role == "tool" and m.content.startswith("{")
+    ]
+    assert counts[-4:] == [1, 2, 3, 3]
+    assert "has failed consecutively 3 times" in json.loads(shown[-1].content)["reflection_guidance"]
+
+
+def test_adk_reflect_on_the_tiny_model(tiny_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "eval"
+    argv = [
+        "--model", str(tiny_dir), "--harness", "c0", "adk-reflect", "--scenarios", "1",
+        "--episodes", "0", "--probe", "0", "--max-new-tokens", "4", "--out", str(out), "--no-progress",
+    ]  # fmt: skip
+    assert main(argv) == 0
+    results = json.loads((out / "results.json").read_text())
+    assert results["config"]["harnesses"] == ["c0", "adk-reflect"]
+    assert {r["harness"] for r in results["decision"]["records"]} == {"c0", "adk-reflect"}
+    assert set(results["decision"]["summary"]["adk-reflect"]) >= {"transient", "fixable", "unrecoverable"}
 
 
 # -- scoring ----------------------------------------------------------------------------------

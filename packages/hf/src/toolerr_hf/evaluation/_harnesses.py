@@ -4,13 +4,15 @@ Each harness turns the client's own history (a neutral ``list[toolerr.Message]``
 :class:`View`: the messages the model reads and the call strings the decoder bans. The
 forms (C0-C4, abstract) and the ban's failed calls come from the core
 (:class:`toolerr.ToolErrorLayer`, its failed-call ledger); the harness-specific bits
-(the "do not repeat" instruction, clean restart, the reflect-and-retry checklist) live here.
+(the "do not repeat" instruction, clean restart, the reflect-and-retry checklist, ADK's
+ReflectAndRetryToolPlugin response) live here.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal, get_args
 
 from toolerr import (
@@ -33,6 +35,8 @@ __all__ = [
     "LABELS",
     "Harness",
     "View",
+    "adk_reflect_messages",
+    "adk_reflect_response",
     "build_view",
     "reflection_text",
 ]
@@ -50,6 +54,7 @@ Harness = Literal[
     "instruction",
     "clean-restart",
     "reflect",
+    "adk-reflect",
 ]
 
 HARNESSES: tuple[Harness, ...] = get_args(Harness)
@@ -67,6 +72,7 @@ LABELS: Mapping[str, str] = {
     "instruction": "C0 + 'do not repeat' instruction",
     "clean-restart": "clean restart (failed attempt deleted)",
     "reflect": "reflect-and-retry checklist",
+    "adk-reflect": "ADK ReflectAndRetryToolPlugin (its exact text)",
 }
 
 INSTRUCTION = "Do not repeat the call that failed."
@@ -85,6 +91,7 @@ _FORMS: Mapping[str, str] = {
     "instruction": "c0",
     "clean-restart": "c0",
     "reflect": "c0",
+    "adk-reflect": "c0",
 }
 _BANNING = frozenset({"ban", "abstract+ban", "c3+ban"})
 
@@ -128,6 +135,111 @@ def reflection_text(messages: Sequence[Message], failed: Sequence[tuple[int, int
     lines.append("- Check each argument against what the error says and correct it.")
     lines.append("- If changing the arguments cannot fix the error, stop and tell the user.")
     return "\n".join(lines)
+
+
+# -- ADK's ReflectAndRetryToolPlugin --------------------------------------------------------
+# Copied from google-adk 2.13.0, google/adk/plugins/reflect_retry_tool_plugin.py
+# (ReflectAndRetryToolPlugin._create_tool_reflection_response and
+# _get_tool_retry_exceed_msg, Apache-2.0, Copyright 2026 Google LLC) and
+# google/adk/plugins/_reflect_retry_utils.py (REFLECT_AND_RETRY_RESPONSE_TYPE): the wording,
+# byte for byte, without importing google-adk. toolerr-google-adk's tests run the real plugin
+# and compare (packages/google-adk/tests/test_runs.py::test_the_eval_harness_matches_adk).
+
+ADK_RESPONSE_TYPE = "ERROR_HANDLED_BY_REFLECT_AND_RETRY_PLUGIN"
+ADK_MAX_RETRIES = 3
+"""The plugin's defaults (``ReflectAndRetryToolPlugin(max_retries=3)``)."""
+
+_ADK_REFLECTION = """
+The call to tool `{name}` failed.
+
+**Error Details:**
+```
+{error_details}
+```
+
+**Tool Arguments Used:**
+```json
+{args_summary}
+```
+
+**Reflection Guidance:**
+This is retry attempt **{retry_count} of {max_retries}**. Analyze the error and the arguments you provided. Do not repeat the exact same call. Consider the following before your next attempt:
+
+1.  **Invalid Parameters**: Does the error suggest that one or more arguments are incorrect, badly formatted, or missing? Review the tool's schema and your arguments.
+2.  **State or Preconditions**: Did a previous step fail or not produce the necessary state/resource for this tool to succeed?
+3.  **Alternative Approach**: Is this the right tool for the job? Could another tool or a different sequence of steps achieve the goal?
+4.  **Simplify the Task**: Can you break the problem down into smaller, simpler steps?
+5.  **Wrong Function Name**: Does the error indicates the tool is not found? Please check again and only use available tools.
+
+Formulate a new plan based on your analysis and try a corrected or different approach.
+"""  # noqa: E501
+
+_ADK_RETRY_EXCEEDED = """
+The tool `{name}` has failed consecutively {max_retries} times and the retry limit has been exceeded.
+
+**Last Error:**
+```
+{error_details}
+```
+
+**Last Arguments Used:**
+```json
+{args_summary}
+```
+
+**Final Instruction:**
+**Do not attempt to use the `{name}` tool again for this task.** You must now try a different approach. Acknowledge the failure and devise a new strategy, potentially using other available tools or informing the user that the task cannot be completed.
+"""  # noqa: E501
+
+
+def adk_reflect_response(
+    name: str, arguments: object, error: str, retry_count: int, max_retries: int = ADK_MAX_RETRIES
+) -> dict[str, object]:
+    """The function response ADK's plugin builds for a failure given as a value (the
+    ``extract_error_from_result`` path: ``error_type`` ``ToolError``, details ``str(error)``);
+    past ``max_retries`` consecutive failures, its retry-exceeded response (what it sends with
+    ``throw_exception_if_retry_exceeded=False``; by default it raises instead)."""
+    args_summary = json.dumps(arguments, indent=2, default=str)
+    template = _ADK_REFLECTION if retry_count <= max_retries else _ADK_RETRY_EXCEEDED
+    message = template.format(
+        name=name,
+        error_details=error,
+        args_summary=args_summary,
+        retry_count=retry_count,
+        max_retries=max_retries,
+    )
+    return {
+        "response_type": ADK_RESPONSE_TYPE,
+        "error_type": "ToolError",
+        "error_details": error,
+        "retry_count": min(retry_count, max_retries),
+        "reflection_guidance": message.strip(),
+    }
+
+
+def adk_reflect_messages(messages: Sequence[Message], max_retries: int = ADK_MAX_RETRIES) -> list[Message]:
+    """The history as ADK's plugin leaves it: each failed tool result replaced by the
+    plugin's response, serialised as ADK's LiteLlm model sends a function response
+    (``json.dumps(response, ensure_ascii=False)``). Failures are counted per tool, and a
+    success of a tool resets its count, as the plugin does within one invocation."""
+    out = list(messages)
+    failures: dict[str, int] = {}
+    for index, message in enumerate(messages):
+        if message.role != "assistant" or not message.tool_calls:
+            continue
+        for result in pair_results(messages, index):
+            if result.call is None:
+                continue
+            name = result.call.name
+            if not inspect_message(result.message).failed:
+                failures[name] = 0
+                continue
+            failures[name] = failures.get(name, 0) + 1
+            response = adk_reflect_response(
+                name, result.call.arguments, content_text(result.message.content), failures[name], max_retries
+            )
+            out[result.index] = replace(result.message, content=json.dumps(response, ensure_ascii=False))
+    return out
 
 
 def _clean_restart(messages: Sequence[Message]) -> list[Message]:
@@ -177,6 +289,8 @@ def build_view(
     banned = banned_calls(messages, layer, format) if harness in _BANNING else ()
     if harness == "clean-restart":
         return View(_clean_restart(messages))
+    if harness == "adk-reflect":
+        return View(adk_reflect_messages(messages))
     shown = list(layer.rewrite(messages).messages)
     if harness in ("instruction", "reflect"):
         failed = _failed_at_decision_step(messages)

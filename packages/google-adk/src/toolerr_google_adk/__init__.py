@@ -1,0 +1,7 @@
+"""toolerr for Google's Agent Development Kit: ``App(..., plugins=[ToolErrorPlugin()])``."""
+
+from __future__ import annotations
+
+from ._plugin import ToolErrorPlugin
+
+__all__ = ["ToolErrorPlugin"]

@@ -1,0 +1,230 @@
+"""ADK request contents <-> toolerr's neutral conversation.
+
+One ``types.Content`` becomes one or more :class:`toolerr.Message`: a ``model`` content is
+an assistant message (its text and its function calls); in a ``user`` content each
+function response is a ``tool`` message and each run of other parts a ``user`` message.
+Every message keeps where it came from (``origin``), so the rewritten conversation maps
+back to contents that reuse every unchanged ``Content``, ``Part`` and payload object and
+build new objects only where the form changed something: the session's own objects
+(which ADK's shallow request copies share) are never modified.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from google.genai import types
+from toolerr import Message, Role, ToolCall, content_text
+
+__all__ = ["CLIENT", "Conversation", "response_content", "to_conversation"]
+
+CLIENT = "generic"
+"""ADK's tool results carry no client template of their own."""
+
+
+@dataclass(frozen=True)
+class _Origin:
+    """The request content a message came from and the parts of it that it stands for."""
+
+    content: types.Content
+    parts: tuple[types.Part, ...]
+
+
+def response_content(response: Any) -> tuple[Any, bool | None]:
+    """The neutral ``(content, is_error)`` of a function response payload.
+
+    ADK's ``{"result": value}`` wrapper is the tool's own value; ``{"error": "text"}``
+    (ADK's convention for a failure, which its own tool-not-found answer and this
+    package's answers follow) is that text with the error flag set; an MCP
+    ``CallToolResult`` dump is its text blocks with its ``isError`` flag; any other payload
+    is its JSON text (so every form, C1 included, can work on it; detection reads the JSON
+    as it would the object).
+    """
+    if isinstance(response, Mapping):
+        if len(response) == 1 and "result" in response:
+            return response["result"], None
+        error = response.get("error")
+        if len(response) == 1 and isinstance(error, str) and error.strip():
+            return error, True
+        blocks = response.get("content")
+        flag = response.get("isError", response.get("is_error"))
+        if isinstance(blocks, list) and isinstance(flag, bool):
+            return content_text(blocks), flag
+    if response is None:
+        return "", None
+    try:
+        return json.dumps(response, ensure_ascii=False, default=str), None
+    except (TypeError, ValueError, RecursionError):
+        return str(response), None
+
+
+class Conversation:
+    """The neutral messages of one request's contents, and the way back."""
+
+    def __init__(
+        self, contents: Sequence[types.Content], ids: Mapping[int, str] | None = None, scope: str = ""
+    ) -> None:
+        self.contents = list(contents)
+        self._scope = scope
+        self.messages: list[Message] = []
+        self._call_parts: dict[int, types.Part] = {}
+        self._call_ids: set[str] = set()
+        ids = ids or {}
+        for content in self.contents:
+            self._convert(content, ids)
+
+    def _convert(self, content: types.Content, ids: Mapping[int, str]) -> None:
+        parts = tuple(content.parts or ())
+        if content.role == "model":
+            calls: list[ToolCall] = []
+            texts: list[str] = []
+            for part in parts:
+                call = part.function_call
+                if call is not None:
+                    arguments = dict(call.args) if call.args else {}
+                    tool_call = ToolCall(
+                        id=self._id(call.id, call.args, ids),
+                        name=call.name or "unknown_tool",
+                        arguments=arguments,
+                    )
+                    self._call_parts[id(tool_call)] = part
+                    if tool_call.id is not None:
+                        self._call_ids.add(tool_call.id)
+                    calls.append(tool_call)
+                elif part.text is not None and not part.thought:
+                    texts.append(part.text)
+            self.messages.append(
+                Message(
+                    role="assistant",
+                    content="".join(texts),
+                    tool_calls=tuple(calls),
+                    origin=_Origin(content, parts),
+                )
+            )
+            return
+        run: list[types.Part] = []
+        for part in parts:
+            result = part.function_response
+            if result is None:
+                run.append(part)
+                continue
+            self._flush_user(content, run)
+            run = []
+            text, is_error = response_content(result.response)
+            key = self._id(result.id, result.response, ids)
+            if key not in self._call_ids:  # its call's id was not recovered: pair in order
+                key = None
+            self.messages.append(
+                Message(
+                    role="tool",
+                    content=text,
+                    is_error=is_error,
+                    tool_call_id=key,
+                    name=result.name,
+                    client=CLIENT,
+                    origin=_Origin(content, (part,)),
+                )
+            )
+        self._flush_user(content, run)
+
+    def _id(self, given: str | None, payload: Any, ids: Mapping[int, str]) -> str | None:
+        """A call's key: the session's for the shared payload object, else the request's
+        own id scoped by ``scope`` (a payload another processor made)."""
+        if payload is not None and id(payload) in ids:
+            return ids[id(payload)]
+        if given:
+            return f"{self._scope}\x1f{given}" if self._scope else given
+        return None
+
+    def _flush_user(self, content: types.Content, run: Sequence[types.Part]) -> None:
+        if not run:
+            return
+        text = "".join(p.text for p in run if p.text is not None and not p.thought)
+        role: Role = "system" if content.role == "system" else "user"
+        self.messages.append(Message(role=role, content=text, origin=_Origin(content, tuple(run))))
+
+    # -- back ------------------------------------------------------------------------
+
+    def to_contents(self, messages: Sequence[Message]) -> list[types.Content]:
+        """Contents for the rewritten messages: unchanged contents are the request's own
+        objects; a changed message gets a new ``Part`` (and ``Content``), never a changed one."""
+        originals = {id(m): m for m in self.messages}
+        out: list[types.Content] = []
+        group: types.Content | None = None
+        parts: list[types.Part] = []
+
+        def flush() -> None:
+            if group is None:
+                return
+            original = tuple(group.parts or ())
+            if len(parts) == len(original) and all(a is b for a, b in zip(parts, original, strict=True)):
+                out.append(group)
+            elif parts:
+                out.append(group.model_copy(update={"parts": list(parts)}))
+
+        for message in messages:
+            origin = message.origin if isinstance(message.origin, _Origin) else None
+            if origin is None:  # a note the form added: a content of its own
+                flush()
+                group, parts = None, []
+                out.append(types.Content(role="user", parts=[types.Part(text=message.text)]))
+                continue
+            if group is not origin.content:
+                flush()
+                group, parts = origin.content, []
+            parts.extend(self._parts(message, origin, originals.get(id(message)) is message))
+        flush()
+        return out
+
+    def _parts(self, message: Message, origin: _Origin, unchanged: bool) -> list[types.Part]:
+        if unchanged:
+            return list(origin.parts)
+        if message.role == "assistant":
+            kept = {id(self._call_parts[id(c)]) for c in message.tool_calls if id(c) in self._call_parts}
+            return [p for p in origin.parts if p.function_call is None or id(p) in kept]
+        if message.role == "tool":
+            (part,) = origin.parts
+            return [_with_response_text(part, message)]
+        # A user message a form appended to: its parts, then the added text.
+        before = "".join(p.text for p in origin.parts if p.text is not None and not p.thought)
+        text = message.text
+        added = text[len(before) :] if text.startswith(before) else text
+        if not text.startswith(before):
+            return [types.Part(text=text)]
+        return [*origin.parts, types.Part(text=added)] if added else list(origin.parts)
+
+
+def _with_response_text(part: types.Part, message: Message) -> types.Part:
+    """A new part whose function response carries what form C1 appended to the message
+    (a copy of the payload: the session's own payload object is never changed)."""
+    result = part.function_response
+    assert result is not None
+    response: Any = result.response or {}
+    old, _ = response_content(response)
+    new = message.content
+    added = new[len(old) :].lstrip("\n") if isinstance(new, str) and isinstance(old, str) else ""
+    payload: dict[str, Any] = dict(response)
+    if not added:
+        return part
+    if len(payload) == 1 and "result" in payload:
+        payload["result"] = new
+    elif len(payload) == 1 and isinstance(payload.get("error"), str):
+        payload["error"] = new
+    elif isinstance(payload.get("content"), list) and old == content_text(payload["content"]):
+        payload["content"] = [*payload["content"], {"type": "text", "text": added}]
+    else:
+        payload["guidance"] = added
+    return part.model_copy(update={"function_response": result.model_copy(update={"response": payload})})
+
+
+def to_conversation(
+    contents: Sequence[types.Content], ids: Mapping[int, str] | None = None, scope: str = ""
+) -> Conversation:
+    """The neutral conversation of a request's contents. ``ids``: the session's call ids
+    (already keyed by session and invocation) by ``id()`` of the shared payload objects (ADK removes its own
+    ``adk-`` ids from requests; the payloads are the session's objects, so they lead back
+    to them); ``scope`` prefixes the ids the request does hold."""
+    return Conversation(contents, ids, scope)
