@@ -345,9 +345,10 @@ def test_tool_text_never_marks_a_decision_step_rewritten() -> None:
         assert result.changed or result.records[0].kind == "ambiguous", form
 
 
-def test_a_note_is_recognised_only_at_the_start_of_a_paragraph() -> None:
+def test_a_note_is_recognised_only_at_the_start_of_a_line() -> None:
     assert has_note(NOTE_PREFIX + "x")
     assert has_note("go on\n\n" + NOTE_PREFIX + "x")
+    assert has_note("go on\n" + NOTE_PREFIX + "x")  # a note in its own content block
     assert not has_note("the user quoted " + NOTE_PREFIX + "x")
 
 

@@ -486,9 +486,10 @@ def render_loop_note(reason: str, guidance: str | None) -> str:
 
 def has_note(text: str) -> bool:
     """Whether a text already holds a toolerr runtime note (forms are idempotent): the note
-    prefix at the start of a paragraph. Restated tool text never holds the prefix
-    (:func:`clean_text` replaces it), so tool text cannot make a result look rewritten."""
-    return text.startswith(NOTE_PREFIX) or f"\n\n{NOTE_PREFIX}" in text
+    prefix at the start of a line (a note appended as its own content block starts one).
+    Restated tool text never holds the prefix (:func:`clean_text` replaces it), so tool
+    text cannot make a result look rewritten."""
+    return text.startswith(NOTE_PREFIX) or f"\n{NOTE_PREFIX}" in text
 
 
 _ALL_GUIDANCE = "|".join(
