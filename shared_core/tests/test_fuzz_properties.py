@@ -445,3 +445,43 @@ def test_thousands_of_parallel_calls_stay_paired() -> None:
         assistant = next(m for m in out if m.role == "assistant")
         assert len(assistant.tool_calls) == sum(m.role == "tool" for m in out)
     assert sys.getrecursionlimit() >= 1000
+
+
+# -- hostile argument objects -------------------------------------------------------------------
+
+
+class RaisingRepr:
+    def __repr__(self) -> str:
+        raise _Boom("repr")
+
+
+def _cyclic() -> dict[str, Any]:
+    d: dict[str, Any] = {"a": 1}
+    d["self"] = d
+    return d
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"a": RaisingRepr()},
+        _cyclic(),
+        {"x": "y" * 1_000_000},
+        [RaisingRepr()],
+        RaisingRepr(),
+        {"n": float("nan")},
+    ],
+    ids=["raising repr", "cyclic", "huge", "list", "object", "nan"],
+)
+@pytest.mark.parametrize("form", FORMS)
+def test_hostile_arguments_never_break_a_rewrite(arguments: Any, form: str) -> None:
+    messages = [
+        Message("user", "task"),
+        Message("assistant", "", tool_calls=(ToolCall("c1", "f", arguments),)),
+        Message("tool", "Error: 403 Forbidden", tool_call_id="c1", name="f"),
+    ]
+    result = ToolErrorLayer(form=form).rewrite(messages)
+    assert result.error is None
+    assert result.changed == (form != "c0")
+    for message in result.messages:
+        assert len(content_text(message.content)) < 10_000

@@ -357,7 +357,11 @@ def _json(value: Any) -> str:
     try:
         return json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError, RecursionError):
-        return json.dumps(repr(value), ensure_ascii=False)
+        try:
+            return json.dumps(repr(value), ensure_ascii=False)
+        except Exception:  # noqa: BLE001 - a broken __repr__
+            log_swallowed("an argument's __repr__", logging.DEBUG)
+            return json.dumps(f"<{type(value).__name__}>")
 
 
 def guidance_for(kind: Kind | None, verdict: Verdict | None = None, *, retry_safe: bool = True) -> str | None:
