@@ -37,6 +37,7 @@ from ._render import (
     clean_text,
     format_arguments,
     guidance_for,
+    register_special_tokens,
     render_abstract,
     render_note,
 )
@@ -105,6 +106,7 @@ __all__ = [
     "pair_results",
     "parse_arguments",
     "records_of",
+    "register_special_tokens",
     "render_abstract",
     "render_note",
     "rewrite",

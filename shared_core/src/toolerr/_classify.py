@@ -28,6 +28,8 @@ from typing import Any, NamedTuple
 from . import _rules as R
 from ._detect import Detection, analyse
 from ._exceptions import ExceptionFacts, Link, lookup_name, parse_retry_after, read_exception
+from ._failopen import log_swallowed
+from ._render import is_c1_suffix, strip_c1_suffix
 from ._types import NOT_FAILED, Kind, Message, Outcome, Verdict
 
 __all__ = ["inspect_message", "inspect_result"]
@@ -774,6 +776,7 @@ def _classify_safely(det: Detection, exception: BaseException | None) -> Verdict
     try:
         return _classify(det, exception)
     except Exception:  # noqa: BLE001
+        log_swallowed("classification")
         return Verdict(failed=True, kind="ambiguous", detection=det.detection)
 
 
@@ -795,6 +798,7 @@ def inspect_result(
     """
     if tool is not None and not isinstance(tool, str):
         raise TypeError(f"tool must be a str or None, not {type(tool).__name__}")
+    content = _original_content(content)
     if exception is None and type(content) is str and len(content) <= _CACHE_MAX_CHARS:
         flag = is_error if is_error is None or type(is_error) is bool else None
         if flag is is_error:
@@ -805,6 +809,23 @@ def inspect_result(
     if not det.failed:
         return NOT_FAILED
     return _classify_safely(det, exception)
+
+
+def _original_content(content: Any) -> Any:
+    """The content before form C1 appended its sentence (a text block, or a line of text):
+    a rewritten result is classified as its original, so C1 never rewrites it twice."""
+    if type(content) is str:
+        return strip_c1_suffix(content)
+    if type(content) is list and len(content) > 1:
+        last = content[-1]
+        if (
+            type(last) is dict
+            and last.get("type") == "text"
+            and isinstance(last.get("text"), str)
+            and is_c1_suffix(last["text"])
+        ):
+            return content[:-1]
+    return content
 
 
 def inspect_message(message: Message) -> Verdict:

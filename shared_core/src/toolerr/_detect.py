@@ -21,6 +21,7 @@ from typing import Any
 
 from . import _rules as R
 from ._exceptions import lookup_name
+from ._failopen import log_swallowed
 from ._types import content_text
 
 __all__ = ["Detection", "analyse", "coerce_flag", "detect_failure", "normalise_client"]
@@ -73,6 +74,7 @@ def coerce_flag(is_error: Any) -> bool | None:
     try:
         return bool(is_error)
     except Exception:  # noqa: BLE001 - a broken __bool__ must not break detection
+        log_swallowed("detection (an is_error flag's __bool__)")
         return None
 
 
@@ -210,6 +212,7 @@ def analyse(
         _analyse_content(det, content)
     except Exception:  # noqa: BLE001 - fail open
         # Content too odd to read (deep nesting, hostile objects): only the flags decide.
+        log_swallowed("detection")
         det.failed, det.detection = False, None
     if exception is not None:
         det.failed, det.detection = True, "exception"
@@ -250,6 +253,7 @@ def _call_tool_result_like(obj: Any) -> dict[str, Any] | None:
         if flag is None:
             flag = getattr(obj, "is_error", None)
     except Exception:  # noqa: BLE001 - hostile attribute access
+        log_swallowed("detection (reading a result object's attributes)")
         return None
     if blocks is None or not isinstance(flag, bool):
         return None
@@ -262,6 +266,7 @@ def _call_tool_result_like(obj: Any) -> dict[str, Any] | None:
                 text = getattr(block, "text", None)
                 out.append({"type": "text", "text": text} if isinstance(text, str) else repr(block))
     except Exception:  # noqa: BLE001 - hostile iteration
+        log_swallowed("detection (iterating a result object's content)")
         return None
     return {"content": out, "isError": flag}
 

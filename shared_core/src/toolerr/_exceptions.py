@@ -10,11 +10,13 @@ any attribute access may raise, and a broken exception never breaks detection.
 from __future__ import annotations
 
 import errno as _errno
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from . import _rules as R
+from ._failopen import log_swallowed
 
 _BY_NAME: dict[str, tuple[R.ExceptionRule, ...]] = {}
 for _rule in R.EXCEPTIONS:
@@ -57,6 +59,7 @@ def safe_getattr(obj: Any, name: str) -> Any:
     try:
         return getattr(obj, name, None)
     except Exception:  # noqa: BLE001 - a property that raises must not break detection
+        log_swallowed(f"reading attribute {name!r} of a {type(obj).__name__}", logging.DEBUG)
         return None
 
 
@@ -68,6 +71,7 @@ def _safe_get(mapping: Any, key: str) -> Any:
         if callable(getter):
             return getter(key)
     except Exception:  # noqa: BLE001 - foreign mapping types may raise anything
+        log_swallowed("reading a foreign mapping", logging.DEBUG)
         return None
     return None
 
@@ -220,6 +224,7 @@ def _read_link(exc: BaseException, facts: ExceptionFacts) -> Link:
     try:
         classes = tuple(mro)
     except Exception:  # noqa: BLE001 - a metaclass may do anything
+        log_swallowed("reading an exception class's __mro__", logging.DEBUG)
         classes = ()
     for cls in classes:
         cls_module, cls_qualname, cls_display = class_name(cls)
@@ -238,6 +243,7 @@ def _read_link(exc: BaseException, facts: ExceptionFacts) -> Link:
                 try:
                     value = value()
                 except Exception:  # noqa: BLE001 - a foreign method may raise anything
+                    log_swallowed("calling an exception's code()", logging.DEBUG)
                     value = None
             else:
                 continue
@@ -299,6 +305,7 @@ def _read_link(exc: BaseException, facts: ExceptionFacts) -> Link:
     try:
         message = str(exc)
     except Exception:  # noqa: BLE001 - a broken __str__ must not break detection
+        log_swallowed("an exception's __str__", logging.DEBUG)
         message = ""
     if len(message) > R.WINDOW_CHARS:
         message = message[: R.WINDOW_CHARS]

@@ -6,6 +6,7 @@ change are returned as the very same objects.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -57,6 +58,12 @@ def pair_results(messages: Sequence[Message], assistant_index: int) -> tuple[Exc
     """
     calls = list(messages[assistant_index].tool_calls)
     used = [False] * len(calls)
+    # Linear in calls + results: the unused calls of each id in order, and the first unused
+    # call overall (both only move forward).
+    by_id: dict[str | None, deque[int]] = {}
+    for i, call in enumerate(calls):
+        by_id.setdefault(call.id, deque()).append(i)
+    first_free = 0
     paired: list[ExchangeResult] = []
     for index in range(assistant_index + 1, len(messages)):
         message = messages[index]
@@ -66,11 +73,14 @@ def pair_results(messages: Sequence[Message], assistant_index: int) -> tuple[Exc
             continue
         match: int | None = None
         if message.tool_call_id is not None:
-            match = next(
-                (i for i, call in enumerate(calls) if not used[i] and call.id == message.tool_call_id), None
-            )
+            queue = by_id.get(message.tool_call_id)
+            while queue and used[queue[0]]:
+                queue.popleft()
+            match = queue.popleft() if queue else None
         else:
-            match = next((i for i in range(len(calls)) if not used[i]), None)
+            while first_free < len(calls) and used[first_free]:
+                first_free += 1
+            match = first_free if first_free < len(calls) else None
         if match is not None:
             used[match] = True
         paired.append(ExchangeResult(index, message, calls[match] if match is not None else None, match))

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ._classify import inspect_message, inspect_result
+from ._failopen import log_swallowed
 from ._forms import Delivery, ExchangeResult, apply_form, find_decision_step, pair_results
 from ._ledger import FailureLedger, LoopDecision, RepeatReport, decide_loop
 from ._policy import Policy
@@ -491,6 +492,7 @@ def exception_text(exception: BaseException) -> str:
     try:
         message = str(exception)
     except Exception:  # noqa: BLE001 - a broken __str__
+        log_swallowed("an exception's __str__", logging.DEBUG)
         message = ""
     name = type(exception).__name__
     return f"{name}: {message}" if message else name

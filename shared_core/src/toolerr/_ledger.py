@@ -40,6 +40,7 @@ import ast
 import dataclasses
 import hashlib
 import json
+import logging
 import math
 import re
 import threading
@@ -50,6 +51,7 @@ from decimal import Decimal
 from itertools import islice
 from typing import Any, Literal
 
+from ._failopen import log_swallowed
 from ._types import Kind, LoopAction, Verdict
 
 __all__ = [
@@ -128,6 +130,7 @@ def _safe_repr(value: Any) -> str:
     try:
         text = repr(value)
     except Exception:  # noqa: BLE001 - a broken __repr__ must not break the ledger
+        log_swallowed("an argument's __repr__", logging.DEBUG)
         return f"<{type(value).__name__}>"
     return _norm_space(text[: _MAX_REPR * 4])[:_MAX_REPR]
 
@@ -335,6 +338,7 @@ def canonical_arguments(arguments: Any) -> str:
     try:
         text = _Canonicaliser().emit(_parse_top(arguments), 0)
     except Exception:  # noqa: BLE001 - never raises: an unrepresentable value equals nothing else
+        log_swallowed("canonical form of a call's arguments")
         text = f"#unrepresentable:{type(arguments).__name__}:{id(arguments)}"
     if len(text) > _MAX_CANONICAL:
         text = f"{text[:_CANONICAL_PREFIX]}…#sha256:{_sha(text)}"

@@ -7,10 +7,13 @@ the note template are the byte-exact contract of DELIVERY.md section 4.
 from __future__ import annotations
 
 import json
+import logging
 import re
-from collections.abc import Mapping
+import threading
+from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ._failopen import log_swallowed
 from ._types import Kind, Verdict
 
 GUIDANCE: Mapping[str, str] = {
@@ -36,25 +39,287 @@ NOTE_PREFIX = "Note from the tool runtime: "
 NOTE_TEMPLATE = NOTE_PREFIX + "the last attempt called {name} with {arguments} and it failed with: {error}"
 DEFAULT_MAX_ERROR_CHARS = 2000
 
-# Chat-template special tokens of the common model families; never restated to a model.
-_SPECIAL_TOKENS = re.compile(
-    r"<\|[A-Za-z0-9_\-\.]{1,40}\|>"  # ChatML, Llama 3, Phi, Qwen: <|im_start|>, <|eot_id|> ...
-    r"|<\uff5c[^<>\n]{1,40}\uff5c>"  # DeepSeek full-width bars
-    r"|</?s>|\[/?INST\]|<</?SYS>>"  # Llama 2 / Mistral
-    r"|<start_of_turn>|<end_of_turn>"  # Gemma
-    r"|</?tool_call>|</?tool_response>"  # tool-call markers of the local text format
+# -- text hygiene ------------------------------------------------------------------------
+
+SPECIAL_TOKENS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    # (source, tokens). Literal special tokens of the common open model families, as their
+    # tokenizers define them (tokenizer_config.json "added_tokens_decoder" / chat templates of
+    # the models named). ``<|...|>`` and DeepSeek's fullwidth-bar tokens are also matched as
+    # patterns (below), so families of that shape are covered beyond these lists.
+    (
+        "ChatML / Qwen2.5, Qwen3 (Qwen/Qwen2.5-7B-Instruct tokenizer_config.json)",
+        ("<|im_start|>", "<|im_end|>", "<|endoftext|>", "<|im_sep|>", "<think>", "</think>"),
+    ),
+    (
+        "Llama 3 / 3.1 / 3.2 (meta-llama/Llama-3.1-8B-Instruct, prompt format docs)",
+        (
+            "<|begin_of_text|>",
+            "<|end_of_text|>",
+            "<|start_header_id|>",
+            "<|end_header_id|>",
+            "<|eot_id|>",
+            "<|eom_id|>",
+            "<|python_tag|>",
+            "<|finetune_right_pad_id|>",
+        ),
+    ),
+    ("Llama 2 (meta-llama/Llama-2-7b-chat-hf chat template)", ("[INST]", "[/INST]", "<<SYS>>", "<</SYS>>")),
+    (
+        "Mistral v3 / v7 / v11 tekken and sentencepiece (mistralai/Mistral-7B-Instruct-v0.3, "
+        "Mistral-Small-24B-Instruct-2501 tokenizer; mistral-common SpecialTokens)",
+        (
+            "[INST]",
+            "[/INST]",
+            "[TOOL_CALLS]",
+            "[AVAILABLE_TOOLS]",
+            "[/AVAILABLE_TOOLS]",
+            "[TOOL_RESULTS]",
+            "[/TOOL_RESULTS]",
+            "[TOOL_CONTENT]",
+            "[SYSTEM_PROMPT]",
+            "[/SYSTEM_PROMPT]",
+            "[THINK]",
+            "[/THINK]",
+            "[ARGS]",
+            "[CALL_ID]",
+        ),
+    ),
+    (
+        "Gemma 2 / 3 (google/gemma-2-2b-it, gemma-3-1b-it tokenizer_config.json)",
+        ("<bos>", "<eos>", "<pad>", "<start_of_turn>", "<end_of_turn>", "<start_of_image>", "<end_of_image>"),
+    ),
+    (
+        "Phi-3 / Phi-3.5 (microsoft/Phi-3-mini-4k-instruct tokenizer_config.json)",
+        ("<|system|>", "<|user|>", "<|assistant|>", "<|end|>", "<|endoftext|>"),
+    ),
+    (
+        "DeepSeek V2 / V3 / R1 (deepseek-ai/DeepSeek-V3 tokenizer_config.json; fullwidth bar U+FF5C, "
+        "U+2581 for spaces)",
+        (
+            "<\uff5cbegin\u2581of\u2581sentence\uff5c>",
+            "<\uff5cend\u2581of\u2581sentence\uff5c>",
+            "<\uff5cUser\uff5c>",
+            "<\uff5cAssistant\uff5c>",
+            "<\uff5ctool\u2581calls\u2581begin\uff5c>",
+            "<\uff5ctool\u2581calls\u2581end\uff5c>",
+            "<\uff5ctool\u2581call\u2581begin\uff5c>",
+            "<\uff5ctool\u2581call\u2581end\uff5c>",
+            "<\uff5ctool\u2581sep\uff5c>",
+            "<\uff5ctool\u2581outputs\u2581begin\uff5c>",
+            "<\uff5ctool\u2581outputs\u2581end\uff5c>",
+            "<\uff5ctool\u2581output\u2581begin\uff5c>",
+            "<\uff5ctool\u2581output\u2581end\uff5c>",
+        ),
+    ),
+    (
+        "Hermes 2 Pro / 3 tool format, also Qwen2.5's chat template "
+        "(NousResearch/Hermes-3-Llama-3.1-8B chat template)",
+        ("<tool_call>", "</tool_call>", "<tool_response>", "</tool_response>", "<tools>", "</tools>"),
+    ),
+    (
+        "SmolLM2 (HuggingFaceTB/SmolLM2-135M-Instruct tokenizer_config.json, StarCoder-style)",
+        (
+            "<|im_start|>",
+            "<|im_end|>",
+            "<|endoftext|>",
+            "<repo_name>",
+            "<reponame>",
+            "<file_sep>",
+            "<filename>",
+            "<gh_stars>",
+            "<issue_start>",
+            "<issue_comment>",
+            "<issue_closed>",
+            "<jupyter_start>",
+            "<jupyter_text>",
+            "<jupyter_code>",
+            "<jupyter_output>",
+            "<jupyter_script>",
+            "<empty_output>",
+        ),
+    ),
+    (
+        "generic BOS/EOS of sentencepiece models (Llama 2, Mistral v1-v3, TinyLlama): unambiguous enough "
+        "(HTML's <s> strikethrough is lost from restated text)",
+        ("<s>", "</s>", "<unk>"),
+    ),
 )
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufeff\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+"""Chat-template special tokens never restated to a model, with where they come from.
+:func:`register_special_tokens` adds a tokenizer's own (the local backend does)."""
+
+# Token shapes matched as patterns: any ``<|word|>`` (ChatML, Llama 3, Phi, Command R,
+# Granite, gpt-oss harmony ...) and DeepSeek's fullwidth-bar tokens.
+_TOKEN_PATTERNS = (
+    r"<\|[A-Za-z0-9_\-\.]{1,40}\|>",
+    r"<\uff5c[^<>\s\uff5c]{1,40}\uff5c>",
+)
+
+_registered: dict[str, str] = {}
+_registry_lock = threading.Lock()
+_tokens_regex: re.Pattern[str] | None = None
+
+
+def register_special_tokens(tokens: Iterable[str], *, source: str) -> int:
+    """Add a tokenizer's own special tokens to those :func:`clean_text` removes; returns how
+    many were new. Strings shorter than 3 characters, made of letters, digits and spaces
+    only, or with surrounding white space are skipped (removing them would damage ordinary
+    text). The registry is process-wide and only grows: a token of one loaded model is
+    never useful in restated tool text for any other."""
+    if not isinstance(source, str):
+        raise TypeError(f"source must be a str, not {type(source).__name__}")
+    added = 0
+    global _tokens_regex
+    with _registry_lock:
+        for token in tokens:
+            if not isinstance(token, str) or len(token) < 3 or len(token) > 200 or token != token.strip():
+                continue
+            if all(ch.isalnum() or ch.isspace() for ch in token):
+                continue
+            if token not in _registered and token not in _BUILTIN_TOKENS:
+                _registered[token] = source
+                added += 1
+        if added:
+            _tokens_regex = None
+    return added
+
+
+def special_token_sources() -> dict[str, str]:
+    """Every literal special token removed from restated text, with its source."""
+    out = {token: source for source, tokens in SPECIAL_TOKENS for token in tokens}
+    with _registry_lock:
+        out.update({t: s for t, s in _registered.items() if t not in out})
+    return out
+
+
+_BUILTIN_TOKENS = frozenset(token for _, tokens in SPECIAL_TOKENS for token in tokens)
+
+
+def _trie_regex(words: Iterable[str]) -> str:
+    """One regex alternation for many literals, as a trie (fast for thousands of tokens)."""
+    trie: dict[str, Any] = {}
+    for word in words:
+        node = trie
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def emit(node: dict[str, Any]) -> str:
+        ends = "" in node
+        branches = [re.escape(ch) + emit(child) for ch, child in sorted(node.items()) if ch]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if ends else body
+
+    return emit(trie)
+
+
+def _tokens() -> re.Pattern[str]:
+    global _tokens_regex
+    regex = _tokens_regex
+    if regex is None:
+        with _registry_lock:
+            words = _BUILTIN_TOKENS | set(_registered)
+            regex = re.compile("|".join((*_TOKEN_PATTERNS, _trie_regex(words))))
+            _tokens_regex = regex
+    return regex
+
+
+def _ranges(*pairs: tuple[int, int]) -> str:
+    return "".join(f"{chr(a)}-{chr(b)}" if a != b else chr(a) for a, b in pairs)
+
+
+# Invisible, bidi and control characters: Unicode 14 categories Cf and Cc (minus \n and \t),
+# all tag characters, variation selectors (they can carry hidden text), the combining
+# grapheme joiner and the Hangul fillers.
+_INVISIBLE = re.compile(
+    "["
+    + _ranges(
+        (0x00, 0x08),
+        (0x0B, 0x1F),
+        (0x7F, 0x9F),
+        (0xAD, 0xAD),
+        (0x034F, 0x034F),
+        (0x0600, 0x0605),
+        (0x061C, 0x061C),
+        (0x06DD, 0x06DD),
+        (0x070F, 0x070F),
+        (0x0890, 0x0891),
+        (0x08E2, 0x08E2),
+        (0x115F, 0x1160),
+        (0x180B, 0x180F),
+        (0x200B, 0x200F),
+        (0x202A, 0x202E),
+        (0x2060, 0x206F),
+        (0x3164, 0x3164),
+        (0xFE00, 0xFE0F),
+        (0xFEFF, 0xFEFF),
+        (0xFFA0, 0xFFA0),
+        (0xFFF9, 0xFFFB),
+        (0x110BD, 0x110BD),
+        (0x110CD, 0x110CD),
+        (0x13430, 0x13438),
+        (0x1BCA0, 0x1BCA3),
+        (0x1D173, 0x1D17A),
+        (0xE0000, 0xE007F),
+        (0xE0100, 0xE01EF),
+    )
+    + "]"
+)
+_ASCII_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
+_LINE_BREAKS = re.compile(r"\r\n?|[\u2028\u2029\x85]")
+
+SPOOFED_NOTE = "[text from the tool, not a runtime note]"
+"""What a restated text that imitates toolerr's runtime note prefix shows instead."""
+SPOOFED_GUIDANCE = "[text from the tool imitating runtime guidance]"
+"""What a restated text shows instead of a copy of one of toolerr's guidance sentences."""
+
+
+def _loose(sentence: str) -> str:
+    return r"\s+".join(re.escape(word) for word in sentence.split())
+
+
+_SPOOF_NOTE = re.compile(_loose(NOTE_PREFIX.strip()), re.IGNORECASE)
+_SPOOF_GUIDANCE = re.compile(
+    "|".join(_loose(s) for s in sorted({*GUIDANCE.values(), GUIDANCE_CHECK_FIRST}, key=len, reverse=True)),
+    re.IGNORECASE,
+)
+_MAX_PASSES = 64
+
+
+def _clean_pass(text: str) -> str:
+    text = _ASCII_CONTROL.sub("", text) if text.isascii() else _INVISIBLE.sub("", text)
+    text = _tokens().sub("", text)
+    text = _SPOOF_NOTE.sub(SPOOFED_NOTE, text)
+    return _SPOOF_GUIDANCE.sub(SPOOFED_GUIDANCE, text)
+
+
+def _clean_fixed_point(text: str) -> str:
+    """Invisible characters dropped before tokens are matched, repeated until nothing
+    changes: removing one piece can never join the rest into a token."""
+    for _ in range(_MAX_PASSES):
+        cleaned = _clean_pass(text)
+        if cleaned == text:
+            return text
+        text = cleaned
+    # Adversarial nesting deeper than the passes: drop the characters tokens are made of.
+    text = re.sub(r"[<>|\[\]\uff5c]", "", text)
+    while (cleaned := _clean_pass(text)) != text:
+        text = cleaned
+    return text
 
 
 def clean_text(text: str, max_chars: int = DEFAULT_MAX_ERROR_CHARS) -> str:
     """Tool text made safe to restate in a user turn.
 
-    Strips surrounding white space, drops control and bidi characters and chat-template
-    special tokens, replaces lone surrogates, and caps the length at ``max_chars``,
-    marking the cut. Linear in the input; only about ``2 * max_chars`` characters are
-    looked at.
+    Strips surrounding white space; drops control, invisible and bidi characters and
+    chat-template special tokens (:data:`SPECIAL_TOKENS`, :func:`register_special_tokens`)
+    to a fixed point, so that no removal can rebuild a token; replaces imitations of
+    toolerr's own note prefix and guidance sentences (:data:`SPOOFED_NOTE`,
+    :data:`SPOOFED_GUIDANCE`), so that restated tool text cannot forge a runtime note;
+    replaces lone surrogates; and caps the length at ``max_chars``, marking the cut. Only
+    about ``2 * max_chars`` characters are looked at.
     """
     if not isinstance(text, str):
         raise TypeError(f"clean_text expects str, got {type(text).__name__}")
@@ -63,9 +328,8 @@ def clean_text(text: str, max_chars: int = DEFAULT_MAX_ERROR_CHARS) -> str:
     total = len(text)
     window = text[: max_chars * 2 + 64]
     window = _SURROGATE.sub("\ufffd", window)
-    window = window.replace("\r\n", "\n").replace("\r", "\n")
-    window = _SPECIAL_TOKENS.sub("", window)
-    window = _CONTROL.sub("", window)
+    window = _LINE_BREAKS.sub("\n", window)
+    window = _clean_fixed_point(window)
     window = window.strip()
     if len(window) > max_chars or total > max_chars * 2 + 64:
         kept = window[:max_chars].rstrip()
@@ -93,7 +357,11 @@ def _json(value: Any) -> str:
     try:
         return json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError, RecursionError):
-        return json.dumps(repr(value), ensure_ascii=False)
+        try:
+            return json.dumps(repr(value), ensure_ascii=False)
+        except Exception:  # noqa: BLE001 - a broken __repr__
+            log_swallowed("an argument's __repr__", logging.DEBUG)
+            return json.dumps(f"<{type(value).__name__}>")
 
 
 def guidance_for(kind: Kind | None, verdict: Verdict | None = None, *, retry_safe: bool = True) -> str | None:
@@ -172,6 +440,7 @@ def _argument_renderings(arguments: Any, raw: str | None) -> list[str]:
             try:
                 forms.append(render(arguments))
             except Exception:  # noqa: BLE001 - odd argument objects: skip that rendering
+                log_swallowed("rendering a call's arguments", logging.DEBUG)
                 continue
     return sorted({f for f in forms if f}, key=len, reverse=True)
 
@@ -220,5 +489,34 @@ def render_loop_note(reason: str, guidance: str | None) -> str:
 
 
 def has_note(text: str) -> bool:
-    """Whether a text already holds a toolerr runtime note (forms are idempotent)."""
-    return NOTE_PREFIX in text
+    """Whether a text already holds a toolerr runtime note (forms are idempotent): the note
+    prefix at the start of a line (a note appended as its own content block starts one).
+    Restated tool text never holds the prefix (:func:`clean_text` replaces it), so tool
+    text cannot make a result look rewritten."""
+    return text.startswith(NOTE_PREFIX) or f"\n{NOTE_PREFIX}" in text
+
+
+_ALL_GUIDANCE = "|".join(
+    re.escape(s) for s in sorted({*GUIDANCE.values(), GUIDANCE_CHECK_FIRST}, key=len, reverse=True)
+)
+_C1_SUFFIX = re.compile(
+    rf"\n(?:{re.escape(NOTE_PREFIX)}[^\n]*(?:\n\n(?:{_ALL_GUIDANCE}))?|(?:{_ALL_GUIDANCE}))\Z"
+)
+
+
+def strip_c1_suffix(text: str) -> str:
+    """The tool text as it was before form C1 appended to it: a trailing line break and a
+    guidance sentence or a loop note removed (``text`` itself when there is none).
+
+    Classification reads this, so a rewritten result is classified as its original (a JSON
+    error that C1 appended to is still parsed as JSON) and C1 stays idempotent. The
+    sentences carry no word any rule reads: nothing else can change by dropping them."""
+    if "\n" not in text[-700:]:
+        return text
+    m = _C1_SUFFIX.search(text, max(0, len(text) - 700))
+    return text[: m.start()] if m is not None else text
+
+
+def is_c1_suffix(text: str) -> bool:
+    """Whether a whole text is what C1 appends (a guidance sentence or a loop note)."""
+    return _C1_SUFFIX.fullmatch("\n" + text) is not None

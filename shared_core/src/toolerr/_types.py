@@ -13,9 +13,12 @@ back to its framework's original object by identity.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
+
+from ._failopen import log_swallowed
 
 Role = Literal["system", "user", "assistant", "tool"]
 Kind = Literal["transient", "fixable", "unrecoverable", "ambiguous"]
@@ -139,10 +142,11 @@ def content_text(content: Any) -> str:
 def _dump(value: Any) -> str:
     try:
         return json.dumps(value, ensure_ascii=False, default=repr)
-    except (TypeError, ValueError, RecursionError):
+    except Exception:  # noqa: BLE001 - cycles, huge or hostile values (a default=repr that raises)
         try:
             return repr(value)
         except Exception:  # noqa: BLE001 - a broken __repr__ must not break detection
+            log_swallowed("a content value's __repr__", logging.DEBUG)
             return f"<{type(value).__name__}>"
 
 

@@ -20,7 +20,15 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import torch
-from toolerr import DetectionRecord, FailureLedger, Message, ToolCall, ToolErrorLayer, content_text
+from toolerr import (
+    DetectionRecord,
+    FailureLedger,
+    Message,
+    ToolCall,
+    ToolErrorLayer,
+    content_text,
+    register_special_tokens,
+)
 from transformers import LogitsProcessorList, StoppingCriteria, StoppingCriteriaList
 
 from ._decoder_ban import FailedCallBan
@@ -158,6 +166,7 @@ class LocalToolModel:
         self.generation_kwargs = generation_kwargs
         self._replayer = ToolErrorLayer(form="c0") if layer is None else layer
         self.texts = TokenTexts.of(tokenizer)
+        _register_tokenizer_tokens(tokenizer)
 
     def __repr__(self) -> str:
         name = getattr(getattr(self.model, "config", None), "_name_or_path", type(self.model).__name__)
@@ -482,6 +491,21 @@ def _tool_name(tool: ToolSpec) -> Any:
     if isinstance(function, Mapping):
         return function.get("name")
     return tool.get("name")
+
+
+def _register_tokenizer_tokens(tokenizer: Any) -> None:
+    """This tokenizer's own special tokens are removed from tool text that a note restates
+    (toolerr.clean_text), beside the built-in families' ones."""
+    tokens: set[str] = set()
+    try:
+        tokens.update(str(t) for t in getattr(tokenizer, "all_special_tokens", None) or ())
+        decoder = getattr(tokenizer, "added_tokens_decoder", None) or {}
+        added = dict(decoder).values()
+        tokens.update(str(getattr(a, "content", a)) for a in added if getattr(a, "special", False))
+    except Exception:  # an odd tokenizer: the built-in tokens still apply
+        logger.warning("toolerr: could not read the tokenizer's special tokens", exc_info=True)
+    name = getattr(tokenizer, "name_or_path", None) or type(tokenizer).__name__
+    register_special_tokens(tokens, source=f"tokenizer {name}")
 
 
 def _eos_ids(model: Any, tokenizer: Any) -> set[int]:
