@@ -1,0 +1,219 @@
+"""pydantic-ai messages <-> the neutral toolerr conversation.
+
+A pydantic-ai conversation is a list of ``ModelRequest`` (parts: system prompts, user
+prompts, tool returns, retry feedback ...) and ``ModelResponse`` (text, tool calls ...).
+Each request part becomes one neutral message (a ``ToolReturnPart`` a ``tool`` message,
+its ``outcome`` ``failed``/``retried`` the error flag; a part toolerr has no use for an
+empty ``system`` placeholder that keeps its place); each response becomes one
+``assistant`` message with its tool calls. On the way back, every neutral message the core
+left untouched (the same object) gives back its original part, and a model message whose
+parts are all unchanged is the very same object, so an unchanged request is the one
+pydantic-ai built. New neutral messages (a runtime note) become ``UserPromptPart``\\ s of
+the request they follow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from pydantic_ai.messages import (
+    BaseToolReturnPart,
+    ModelMessage,
+    ModelRequest,
+    ModelRequestPart,
+    ModelResponse,
+    ModelResponsePart,
+    RetryFeedbackPart,
+    RetryPromptPart,
+    SystemPromptPart,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from toolerr import Message, ToolCall
+
+CLIENT = "generic"
+
+_ERROR_OUTCOMES = frozenset({"failed", "retried"})
+
+_Origin = tuple[int, int | None]
+"""(index of the model message, index of the part in a request; ``None`` for a response)."""
+
+
+def tool_return_text(part: BaseToolReturnPart[Any]) -> str:
+    """The text of a tool return as the core sees it (no ``{"error": ...}`` wrapper)."""
+    return part.model_response_str(wrap_if_error=False)
+
+
+def _user_content(content: Any) -> Any:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, Sequence):
+        return [{"type": "text", "text": c} if isinstance(c, str) else {"type": "file"} for c in content]
+    return ""
+
+
+def _part_message(part: ModelRequestPart, origin: _Origin) -> Message:
+    if isinstance(part, ToolReturnPart):
+        return Message(
+            role="tool",
+            content=tool_return_text(part),
+            tool_call_id=part.tool_call_id,
+            name=part.tool_name,
+            is_error=True if part.outcome in _ERROR_OUTCOMES else None,
+            client=CLIENT,
+            origin=origin,
+        )
+    if isinstance(part, RetryPromptPart):
+        if part.tool_name is not None:
+            return Message(
+                role="tool",
+                content=part.model_response(),
+                tool_call_id=part.tool_call_id,
+                name=part.tool_name,
+                is_error=True,
+                client=CLIENT,
+                origin=origin,
+            )
+        return Message(role="user", content=part.model_response(), origin=origin)
+    if isinstance(part, UserPromptPart):
+        return Message(role="user", content=_user_content(part.content), origin=origin)
+    if isinstance(part, SystemPromptPart):
+        return Message(role="system", content=part.content, origin=origin)
+    if isinstance(part, RetryFeedbackPart):
+        content = part.content if isinstance(part.content, str) else ""
+        return Message(role="user", content=content, origin=origin)
+    return Message(role="system", content="", origin=origin)
+
+
+def _call(part: ToolCallPart) -> ToolCall:
+    args = part.args
+    if isinstance(args, str):
+        return ToolCall.from_raw(part.tool_call_id, part.tool_name, args)
+    return ToolCall(id=part.tool_call_id, name=part.tool_name, arguments=dict(args or {}))
+
+
+def call_of(part: ToolCallPart) -> ToolCall:
+    """The neutral call of a tool call part (what the ledger checks a new call by)."""
+    return _call(part)
+
+
+@dataclass
+class Conversation:
+    """The neutral view of one model request, with the way back to pydantic-ai messages."""
+
+    source: Sequence[ModelMessage]
+    messages: list[Message] = field(default_factory=list)
+    calls: dict[int, int] = field(default_factory=dict)
+    """``id(ToolCall)`` -> index of its ``ToolCallPart`` in its response."""
+
+    @property
+    def _originals(self) -> frozenset[int]:
+        if self._ids is None:
+            self._ids = frozenset(id(m) for m in self.messages)
+        return self._ids
+
+    _ids: frozenset[int] | None = field(default=None, repr=False)
+
+    def to_model_messages(self, messages: Sequence[Message]) -> list[ModelMessage]:
+        """The model messages for a rewritten neutral conversation (see the module doc)."""
+        self._ids = None
+        groups: list[tuple[int | None, list[Any]]] = []
+        """(index of the original model message or None for a new request, its new parts)."""
+        used: set[int] = set()
+        for message in messages:
+            origin: _Origin | None = message.origin if isinstance(message.origin, tuple) else None
+            if origin is None:
+                # A new message (the note): a user prompt part of the request it follows.
+                part = UserPromptPart(message.text)
+                last = groups[-1][0] if groups else None
+                if groups and (last is None or isinstance(self.source[last], ModelRequest)):
+                    groups[-1][1].append(part)
+                    continue
+                base = self._next_request(groups, used)
+                if base is not None:
+                    used.add(base)
+                groups.append((base, [part]))
+                continue
+            index, part_index = origin
+            original = self.source[index]
+            if not groups or groups[-1][0] != index:
+                groups.append((index, []))
+                used.add(index)
+            if isinstance(original, ModelResponse):
+                groups[-1][1].extend(self._response_parts(original, message))
+            else:
+                assert part_index is not None
+                groups[-1][1].append(self._request_part(original.parts[part_index], message))
+        out: list[ModelMessage] = []
+        for index, parts in groups:
+            if index is None:
+                out.append(ModelRequest(parts=parts))
+                continue
+            original = self.source[index]
+            if isinstance(original, ModelResponse):
+                if len(parts) == len(original.parts) and all(a is b for a, b in zip(parts, original.parts, strict=True)):
+                    out.append(original)
+                else:
+                    out.append(replace(original, parts=parts))
+            elif len(parts) == len(original.parts) and all(a is b for a, b in zip(parts, original.parts, strict=True)):
+                out.append(original)
+            else:
+                out.append(replace(original, parts=parts))
+        return out
+
+    def _next_request(self, groups: list[tuple[int | None, list[Any]]], used: set[int]) -> int | None:
+        """An original request after the last emitted message that gave no part (its tool
+        returns were all removed): the note's request keeps its fields (instructions ...)."""
+        last = max((i for i, _ in groups if i is not None), default=-1)
+        for index in range(last + 1, len(self.source)):
+            if index not in used and isinstance(self.source[index], ModelRequest):
+                return index
+        return None
+
+    def _response_parts(self, original: ModelResponse, message: Message) -> list[ModelResponsePart]:
+        kept = {self.calls[id(call)] for call in message.tool_calls if id(call) in self.calls}
+        return [
+            part
+            for position, part in enumerate(original.parts)
+            if not isinstance(part, ToolCallPart) or position in kept
+        ]
+
+    def _request_part(self, part: ModelRequestPart, message: Message) -> ModelRequestPart:
+        if id(message) in self._originals:
+            return part
+        if isinstance(part, (ToolReturnPart, RetryPromptPart)):
+            return replace(part, content=message.text)
+        if isinstance(part, UserPromptPart):
+            if isinstance(part.content, str):
+                return replace(part, content=message.text)
+            content = list(part.content)
+            extra = message.content[len(content) :] if isinstance(message.content, list) else []
+            texts = [block.get("text", "") for block in extra if isinstance(block, dict)]
+            return replace(part, content=[*content, *texts])
+        return part
+
+
+def to_conversation(messages: Sequence[ModelMessage]) -> Conversation:
+    """The neutral conversation of a model request's messages."""
+    conversation = Conversation(messages)
+    out = conversation.messages
+    for index, message in enumerate(messages):
+        if isinstance(message, ModelResponse):
+            texts: list[str] = []
+            calls: list[ToolCall] = []
+            for position, part in enumerate(message.parts):
+                if isinstance(part, TextPart):
+                    texts.append(part.content)
+                elif isinstance(part, ToolCallPart):
+                    call = _call(part)
+                    conversation.calls[id(call)] = position
+                    calls.append(call)
+            out.append(Message(role="assistant", content="".join(texts), tool_calls=tuple(calls), origin=(index, None)))
+        else:
+            for position, part in enumerate(message.parts):
+                out.append(_part_message(part, (index, position)))
+    return conversation
