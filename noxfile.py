@@ -39,6 +39,7 @@ PACKAGE_SESSIONS = [
     "mcp(sdk='1.x')",
     "integration",
     "hf",
+    "pydantic_ai",
 ]
 MYPY = "mypy>=1.13,<3"
 
@@ -102,6 +103,16 @@ def mcp(session: nox.Session, sdk: str) -> None:
     session.install("-e", "shared_core", "-e", "packages/mcp", *MCP_SDKS[sdk])
     _pytest(session, "packages/mcp/tests")
     _typecheck(session, "packages/mcp/src")
+
+
+@nox.session(python=PYTHON)
+def pydantic_ai(session: nox.Session) -> None:
+    """toolerr-pydantic-ai: the real pydantic-ai Agent loop (FunctionModel / TestModel), a real
+    MCP server over stdio as an MCPToolset."""
+    session.install(*TEST_TOOLS)
+    session.install("-e", "shared_core", "-e", "packages/pydantic-ai[test]")
+    _pytest(session, "packages/pydantic-ai/tests")
+    _typecheck(session, "packages/pydantic-ai/src")
 
 
 def _install_hf(session: nox.Session, *extras: str) -> None:

@@ -168,7 +168,9 @@ class ToolErrors(AbstractCapability[Any]):
 
     # -- retry safety --------------------------------------------------------------------
 
-    async def prepare_tools(self, ctx: RunContext[Any], tool_defs: list[ToolDefinition]) -> list[ToolDefinition]:
+    async def prepare_tools(
+        self, ctx: RunContext[Any], tool_defs: list[ToolDefinition]
+    ) -> list[ToolDefinition]:
         try:
             state = self._state(ctx)
             safety = dict(state.safety)
@@ -245,12 +247,19 @@ class ToolErrors(AbstractCapability[Any]):
         except Exception:
             logger.warning("toolerr: checking a tool call for repeats failed; the call runs", exc_info=True)
             return
-        decision = state.layer.check_call(neutral.name, neutral.arguments, raw=neutral.raw_arguments, ledger=ledger)
+        decision = state.layer.check_call(
+            neutral.name, neutral.arguments, raw=neutral.raw_arguments, ledger=ledger
+        )
         if decision.action == "block":
             raise ToolFailed(state.layer.blocked_result(call.tool_call_id, decision))
 
     def _retried(
-        self, state: _RunState, ctx: RunContext[Any], call: ToolCallPart, tool_def: ToolDefinition, error: ToolRetryError
+        self,
+        state: _RunState,
+        ctx: RunContext[Any],
+        call: ToolCallPart,
+        tool_def: ToolDefinition,
+        error: ToolRetryError,
     ) -> None:
         """A retry the framework turned into a ``retried`` tool return: the author's
         ``ModelRetry`` (fixable) or an MCP error result (classified from its text; a kind

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 from pydantic_ai.messages import (
     BaseToolReturnPart,
@@ -149,17 +149,12 @@ class Conversation:
                 assert part_index is not None
                 groups[-1][1].append(self._request_part(original.parts[part_index], message))
         out: list[ModelMessage] = []
-        for index, parts in groups:
-            if index is None:
+        for source_index, parts in groups:
+            if source_index is None:
                 out.append(ModelRequest(parts=parts))
                 continue
-            original = self.source[index]
-            if isinstance(original, ModelResponse):
-                if len(parts) == len(original.parts) and all(a is b for a, b in zip(parts, original.parts, strict=True)):
-                    out.append(original)
-                else:
-                    out.append(replace(original, parts=parts))
-            elif len(parts) == len(original.parts) and all(a is b for a, b in zip(parts, original.parts, strict=True)):
+            original = self.source[source_index]
+            if _same_parts(parts, original.parts):
                 out.append(original)
             else:
                 out.append(replace(original, parts=parts))
@@ -186,7 +181,11 @@ class Conversation:
         if id(message) in self._originals:
             return part
         if isinstance(part, (ToolReturnPart, RetryPromptPart)):
-            return replace(part, content=message.text)
+            # typed tool parts (tool search ...) keep their typed content
+            if type(part) is ToolReturnPart or isinstance(part, RetryPromptPart):
+                generic: Any = part
+                return cast(ModelRequestPart, replace(generic, content=message.text))
+            return part
         if isinstance(part, UserPromptPart):
             if isinstance(part.content, str):
                 return replace(part, content=message.text)
@@ -195,6 +194,10 @@ class Conversation:
             texts = [block.get("text", "") for block in extra if isinstance(block, dict)]
             return replace(part, content=[*content, *texts])
         return part
+
+
+def _same_parts(parts: Sequence[Any], original: Sequence[Any]) -> bool:
+    return len(parts) == len(original) and all(a is b for a, b in zip(parts, original, strict=True))
 
 
 def to_conversation(messages: Sequence[ModelMessage]) -> Conversation:
@@ -212,8 +215,12 @@ def to_conversation(messages: Sequence[ModelMessage]) -> Conversation:
                     call = _call(part)
                     conversation.calls[id(call)] = position
                     calls.append(call)
-            out.append(Message(role="assistant", content="".join(texts), tool_calls=tuple(calls), origin=(index, None)))
+            out.append(
+                Message(
+                    role="assistant", content="".join(texts), tool_calls=tuple(calls), origin=(index, None)
+                )
+            )
         else:
-            for position, part in enumerate(message.parts):
-                out.append(_part_message(part, (index, position)))
+            for position, request_part in enumerate(message.parts):
+                out.append(_part_message(request_part, (index, position)))
     return conversation
