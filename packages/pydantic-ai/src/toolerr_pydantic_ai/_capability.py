@@ -231,11 +231,6 @@ class ToolErrors(AbstractCapability[Any]):
         except ModelRetry as error:  # from a tool hook: the framework charges the retry
             self._remember_retry(state, call, error.message)
             raise
-        except UnexpectedModelBehavior as error:
-            # An MCP error result past the tool's max_retries would end the run.
-            if _is_mcp(tool_def) and isinstance(error.__cause__, ModelRetry):
-                raise ToolFailed(error.__cause__.message) from error
-            raise
 
     def _guard(self, state: _RunState, call: ToolCallPart) -> None:
         """Loop action ``block``/``stop``: an identical repeat of a failed call is not run."""
@@ -272,16 +267,27 @@ class ToolErrors(AbstractCapability[Any]):
             if not _is_mcp(tool_def):
                 self._remember_retry(state, call, text)
                 return
-            verdict = state.layer.inspect(
-                Message(role="tool", content=text, is_error=True, name=call.tool_name, client="mcp")
-            )
         except Exception:
             logger.warning("toolerr: classifying a retried tool call failed; ignored", exc_info=True)
             return
-        if verdict.kind != "fixable":
+        self._mcp_failure(state, call, text, fixable_retries=True)
+
+    def _mcp_failure(
+        self, state: _RunState, call: ToolCallPart, text: str, *, fixable_retries: bool = False
+    ) -> None:
+        """An MCP error result (``isError``), classified from its text: a fixable one keeps
+        the framework's retry (while there is one); every other becomes a failed result."""
+        try:
+            verdict = state.layer.inspect(
+                Message(role="tool", content=text, is_error=True, name=call.tool_name, client="mcp")
+            )
             state.layer.remember(call.tool_call_id, verdict, content=text)
-            raise ToolFailed(text) from error
-        state.layer.remember(call.tool_call_id, verdict, content=text)
+        except Exception:
+            logger.warning("toolerr: classifying an MCP error result failed; ignored", exc_info=True)
+            return
+        if fixable_retries and verdict.kind == "fixable":
+            return
+        raise ToolFailed(text)
 
     def _remember_retry(self, state: _RunState, call: ToolCallPart, text: str) -> None:
         state.layer.remember(
@@ -301,6 +307,13 @@ class ToolErrors(AbstractCapability[Any]):
     ) -> Any:
         """A tool raised: a failed result with its diagnosis (see the module doc).
         Fails open: on an internal error the exception propagates as without toolerr."""
+        cause = error.__cause__
+        if isinstance(error, UnexpectedModelBehavior) and isinstance(cause, ModelRetry):
+            # The tool's max_retries are spent: the author's ModelRetry ends the run as it
+            # would without toolerr; an MCP error result becomes a failed result.
+            if not _is_mcp(tool_def):
+                raise error
+            self._mcp_failure(self._state(ctx), call, cause.message)
         try:
             state = self._state(ctx)
             verdict = state.layer.inspect_exception(error, tool=call.tool_name)

@@ -156,6 +156,8 @@ class Conversation:
             original = self.source[source_index]
             if _same_parts(parts, original.parts):
                 out.append(original)
+            elif isinstance(original, ModelResponse):
+                out.append(replace(original, parts=parts))
             else:
                 out.append(replace(original, parts=parts))
         return out
