@@ -50,7 +50,7 @@ from toolerr import (
     safety_from_annotations,
 )
 
-from ._convert import CLIENT, call_of, to_conversation, tool_return_text
+from ._convert import CLIENT, MessageCache, call_of, to_conversation, tool_return_text
 
 __all__ = ["ToolErrors"]
 
@@ -70,10 +70,11 @@ class _RunState:
     """One run's toolerr state: its own layer (verdicts by call id), the neutral
     conversation of its latest model request and the ledger built from it on first use."""
 
-    __slots__ = ("_ledger", "_lock", "layer", "messages", "safety")
+    __slots__ = ("_ledger", "_lock", "cache", "layer", "messages", "safety")
 
     def __init__(self, layer: ToolErrorLayer) -> None:
         self.layer = layer
+        self.cache = MessageCache()
         self.messages: Sequence[Message] | None = None
         self.safety: dict[str, ToolSafety] = {}
         self._ledger: FailureLedger | None = None
@@ -194,7 +195,7 @@ class ToolErrors(AbstractCapability[Any]):
         Fails open; raises :class:`toolerr.ToolLoopError` only for loop action ``stop``."""
         try:
             state = self._state(ctx)
-            conversation = to_conversation(request_context.messages)
+            conversation = to_conversation(request_context.messages, state.cache)
             state.snapshot(conversation.messages)
             result = state.layer.rewrite(conversation.messages)
             if not result.changed:

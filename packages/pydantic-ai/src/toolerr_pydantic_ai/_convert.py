@@ -39,8 +39,32 @@ CLIENT = "generic"
 
 _ERROR_OUTCOMES = frozenset({"failed", "retried"})
 
-_Origin = tuple[int, int | None]
-"""(index of the model message, index of the part in a request; ``None`` for a response)."""
+_Origin = tuple[ModelMessage, int | None]
+"""(the model message, index of the part in a request; ``None`` for a response)."""
+
+_Converted = tuple[ModelMessage, tuple[Any, ...], list[Message], dict[int, int]]
+"""A model message, its parts when converted, its neutral messages and their calls."""
+
+
+class MessageCache:
+    """The neutral messages of the model messages one run has converted, by object: a
+    history that only grew gives the same neutral objects again, so the core's replay
+    continues from its checkpoint instead of starting over (and conversion is paid once).
+    A message whose parts changed since is converted again."""
+
+    __slots__ = ("_entries",)
+
+    def __init__(self) -> None:
+        self._entries: dict[int, _Converted] = {}
+
+    def get(self, message: ModelMessage) -> _Converted | None:
+        entry = self._entries.get(id(message))
+        if entry is None or entry[0] is not message or not _same_parts(message.parts, entry[1]):
+            return None
+        return entry
+
+    def put(self, entry: _Converted) -> None:
+        self._entries[id(entry[0])] = entry
 
 
 def tool_return_text(part: BaseToolReturnPart[Any]) -> str:
@@ -109,6 +133,8 @@ class Conversation:
     messages: list[Message] = field(default_factory=list)
     calls: dict[int, int] = field(default_factory=dict)
     """``id(ToolCall)`` -> index of its ``ToolCallPart`` in its response."""
+    index_of: dict[int, int] = field(default_factory=dict)
+    """``id(model message)`` -> its index in ``source``."""
 
     @property
     def _originals(self) -> frozenset[int]:
@@ -126,6 +152,8 @@ class Conversation:
         used: set[int] = set()
         for message in messages:
             origin: _Origin | None = message.origin if isinstance(message.origin, tuple) else None
+            if origin is not None and id(origin[0]) not in self.index_of:
+                origin = None
             if origin is None:
                 # A new message (the note): a user prompt part of the request it follows.
                 part = UserPromptPart(message.text)
@@ -138,7 +166,8 @@ class Conversation:
                     used.add(base)
                 groups.append((base, [part]))
                 continue
-            index, part_index = origin
+            model_message, part_index = origin
+            index = self.index_of[id(model_message)]
             original = self.source[index]
             if not groups or groups[-1][0] != index:
                 groups.append((index, []))
@@ -202,27 +231,42 @@ def _same_parts(parts: Sequence[Any], original: Sequence[Any]) -> bool:
     return len(parts) == len(original) and all(a is b for a, b in zip(parts, original, strict=True))
 
 
-def to_conversation(messages: Sequence[ModelMessage]) -> Conversation:
-    """The neutral conversation of a model request's messages."""
+def to_conversation(messages: Sequence[ModelMessage], cache: MessageCache | None = None) -> Conversation:
+    """The neutral conversation of a model request's messages (reusing ``cache``'s)."""
     conversation = Conversation(messages)
     out = conversation.messages
     for index, message in enumerate(messages):
-        if isinstance(message, ModelResponse):
-            texts: list[str] = []
-            calls: list[ToolCall] = []
-            for position, part in enumerate(message.parts):
-                if isinstance(part, TextPart):
-                    texts.append(part.content)
-                elif isinstance(part, ToolCallPart):
-                    call = _call(part)
-                    conversation.calls[id(call)] = position
-                    calls.append(call)
-            out.append(
-                Message(
-                    role="assistant", content="".join(texts), tool_calls=tuple(calls), origin=(index, None)
-                )
-            )
-        else:
-            for position, request_part in enumerate(message.parts):
-                out.append(_part_message(request_part, (index, position)))
+        conversation.index_of[id(message)] = index
+        entry = cache.get(message) if cache is not None else None
+        if entry is None:
+            entry = _convert(message)
+            if cache is not None:
+                cache.put(entry)
+        out.extend(entry[2])
+        conversation.calls.update(entry[3])
     return conversation
+
+
+def _convert(message: ModelMessage) -> _Converted:
+    parts = tuple(message.parts)
+    calls: dict[int, int] = {}
+    if isinstance(message, ModelResponse):
+        texts: list[str] = []
+        tool_calls: list[ToolCall] = []
+        for position, part in enumerate(parts):
+            if isinstance(part, TextPart):
+                texts.append(part.content)
+            elif isinstance(part, ToolCallPart):
+                call = _call(part)
+                calls[id(call)] = position
+                tool_calls.append(call)
+        neutral = Message(
+            role="assistant", content="".join(texts), tool_calls=tuple(tool_calls), origin=(message, None)
+        )
+        return message, parts, [neutral], calls
+    return (
+        message,
+        parts,
+        [_part_message(part, (message, position)) for position, part in enumerate(message.parts)],
+        calls,
+    )
