@@ -165,3 +165,27 @@ def test_the_diagnosis_is_capped() -> None:
     content = shown(script.requests[1])[2][1][0][3]
     assert content.startswith("PermissionError: Permission denied: xxx")
     assert len(content) < 200
+
+
+def test_tool_metadata_declares_retry_safety() -> None:
+    script = Script([("act", {"x": "a"}, "c1")], "done")
+    agent = Agent(script.model, capabilities=[ToolErrors()])
+
+    @agent.tool_plain(metadata={"toolerr_safety": "idempotent"})
+    def act(x: str) -> str:
+        raise TimeoutError("read timed out")
+
+    agent.run_sync("go")
+    assert shown(script.requests[1])[2][1][1] == ("user", _note(TIMEOUT, RETRY))
+
+
+def test_explicit_tool_safety_wins_over_metadata() -> None:
+    script = Script([("act", {"x": "a"}, "c1")], "done")
+    agent = Agent(script.model, capabilities=[ToolErrors(tool_safety={"act": "unsafe"})])
+
+    @agent.tool_plain(metadata={"toolerr_safety": "read_only"})
+    def act(x: str) -> str:
+        raise TimeoutError("read timed out")
+
+    agent.run_sync("go")
+    assert shown(script.requests[1])[2][1][1] == ("user", _note(TIMEOUT, CHECK_FIRST))

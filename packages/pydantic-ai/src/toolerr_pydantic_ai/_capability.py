@@ -259,7 +259,8 @@ class ToolErrors(AbstractCapability[Any]):
     ) -> None:
         """A retry the framework turned into a ``retried`` tool return: the author's
         ``ModelRetry`` (fixable) or an MCP error result (classified from its text; a kind
-        that is not fixable becomes a failed result, no retry spent)."""
+        that is not fixable becomes a failed result: the model is not told to correct
+        it, although pydantic-ai has already counted the retry)."""
         try:
             part = error.tool_retry
             if not isinstance(part, ToolReturnPart) or isinstance(error.__cause__, _Mapped):
