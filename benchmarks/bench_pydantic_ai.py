@@ -7,6 +7,8 @@ steps is N tool calls and a final answer. Scenarios:
 * ``ok``: every call succeeds. Run without and with ``capabilities=[ToolErrors()]``,
   interleaved, ``--repeats`` times; figures: the median of the per-pair ratios (with /
   without) and the median extra time per step.
+* ``pass-through``: a capability with the same hooks doing nothing, interleaved with the
+  two above: what pydantic-ai itself costs for running a capability.
 * ``failing``: every other call raises ``PermissionError`` (with different arguments each
   time). Without toolerr the first exception ends the run, so this one is measured with the
   capability only.
@@ -32,6 +34,7 @@ from typing import Any
 import pydantic_ai
 import toolerr
 from pydantic_ai import Agent
+from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import UsageLimits
@@ -91,6 +94,28 @@ class TimedToolErrors(ToolErrors):
             self.spent[0] += time.perf_counter() - start
 
 
+class PassThrough(AbstractCapability[Any]):
+    """A capability with the same hooks as ToolErrors that does nothing in them: what
+    pydantic-ai itself costs for running a capability's hooks."""
+
+    async def for_run(self, ctx: Any) -> AbstractCapability[Any]:
+        return PassThrough()
+
+    async def prepare_tools(self, ctx: Any, tool_defs: Any) -> Any:
+        return tool_defs
+
+    async def before_model_request(self, ctx: Any, request_context: Any) -> Any:
+        return request_context
+
+    async def wrap_tool_execute(self, ctx: Any, *, call: Any, tool_def: Any, args: Any, handler: Any) -> Any:
+        return await handler(args)
+
+    async def on_tool_execute_error(
+        self, ctx: Any, *, call: Any, tool_def: Any, args: Any, error: Exception
+    ) -> Any:
+        raise error
+
+
 def _model(steps: int, failing: bool) -> FunctionModel:
     def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         step = sum(isinstance(m, ModelResponse) for m in messages)
@@ -104,7 +129,7 @@ def _model(steps: int, failing: bool) -> FunctionModel:
     return FunctionModel(answer)
 
 
-def _agent(steps: int, failing: bool, capability: ToolErrors | None) -> Agent[None, str]:
+def _agent(steps: int, failing: bool, capability: AbstractCapability[Any] | None) -> Agent[None, str]:
     agent = Agent(_model(steps, failing), capabilities=[capability] if capability is not None else [])
 
     @agent.tool_plain
@@ -126,20 +151,23 @@ async def _time(agent: Agent[None, str]) -> float:
 
 async def _bench(steps: int, repeats: int) -> dict[str, Any]:
     plain = _agent(steps, False, None)
+    noop = _agent(steps, False, PassThrough())
     timed = TimedToolErrors()
     with_cap = _agent(steps, False, timed)
     failing_cap = TimedToolErrors()
     failing = _agent(steps, True, failing_cap)
-    for agent in (plain, with_cap, failing):  # warm up
+    for agent in (plain, noop, with_cap, failing):  # warm up
         await _time(agent)
     timed.spent[0] = failing_cap.spent[0] = 0.0
     without: list[float] = []
+    passthrough: list[float] = []
     with_: list[float] = []
     hooks: list[float] = []
     failing_runs: list[float] = []
     failing_hooks: list[float] = []
     for _ in range(repeats):
         without.append(await _time(plain))
+        passthrough.append(await _time(noop))
         timed.spent[0] = 0.0
         with_.append(await _time(with_cap))
         hooks.append(timed.spent[0])
@@ -149,6 +177,7 @@ async def _bench(steps: int, repeats: int) -> dict[str, Any]:
     requests = steps + 1
     ratios = [w / o for w, o in zip(with_, without, strict=True)]
     extra = [(w - o) / requests for w, o in zip(with_, without, strict=True)]
+    framework = [(p - o) / requests for p, o in zip(passthrough, without, strict=True)]
     return {
         "steps": steps,
         "model_requests": requests,
@@ -156,6 +185,7 @@ async def _bench(steps: int, repeats: int) -> dict[str, Any]:
         "run_with_ms": statistics.median(with_) * 1e3,
         "ratio_median": statistics.median(ratios),
         "extra_per_step_ms": statistics.median(extra) * 1e3,
+        "passthrough_extra_per_step_ms": statistics.median(framework) * 1e3,
         "hooks_per_step_ms": statistics.median(hooks) / requests * 1e3,
         "failing_run_ms": statistics.median(failing_runs) * 1e3,
         "failing_hooks_per_step_ms": statistics.median(failing_hooks) / requests * 1e3,
@@ -179,13 +209,15 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "bench_pydantic_ai.json").write_text(json.dumps(report, indent=2) + "\n")
     print(
-        "steps | run without (ms) | run with (ms) | ratio | extra per step (ms) | hooks per step (ms) | "
+        "steps | run without (ms) | run with (ms) | ratio | extra per step (ms) | "
+        "pass-through capability: extra per step (ms) | hooks per step (ms) | "
         "failing: run (ms) | failing: hooks per step (ms)"
     )
     for r in rows:
         print(
             f"{r['steps']} | {r['run_without_ms']:.1f} | {r['run_with_ms']:.1f} | {r['ratio_median']:.3f} | "
-            f"{r['extra_per_step_ms']:.3f} | {r['hooks_per_step_ms']:.3f} | {r['failing_run_ms']:.1f} | "
+            f"{r['extra_per_step_ms']:.3f} | {r['passthrough_extra_per_step_ms']:.3f} | "
+            f"{r['hooks_per_step_ms']:.3f} | {r['failing_run_ms']:.1f} | "
             f"{r['failing_hooks_per_step_ms']:.3f}"
         )
 
