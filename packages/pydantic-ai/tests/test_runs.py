@@ -340,3 +340,35 @@ def test_a_new_run_of_the_same_agent_starts_with_an_empty_ledger() -> None:
     agent.run_sync("go")
     assert executed == ["/etc/shadow", "/etc/shadow"]  # nothing of the first run blocks it
     assert notes_in(script.requests[0]) == []
+
+
+async def _run_in(mode: str, agent: Agent[None, str]) -> None:
+    if mode == "run":
+        await agent.run("go")
+    elif mode == "run_stream":
+        async with agent.run_stream("go") as stream:
+            await stream.get_output()
+    else:
+        async with agent.iter("go") as run:
+            async for _node in run:
+                pass
+
+
+@pytest.mark.parametrize("mode", ["run", "run_stream", "iter"])
+def test_isolation_in_every_run_mode(mode: str) -> None:
+    """A failing run and a clean one with the same call ids, concurrently on one shared
+    ToolErrors, in each run mode: the clean run sees no note and nothing is blocked."""
+    shared = ToolErrors(loop_action="block")
+    failing = Script(*_plan("/etc/shadow", "/etc/shadow"), "done")
+    fine = Script(*_plan("/tmp/a", "/tmp/a"), "done")
+    agent_a, executed_a = _agent(failing, shared)
+    agent_b, executed_b = _agent(fine, shared)
+
+    async def main() -> None:
+        await asyncio.gather(_run_in(mode, agent_a), _run_in(mode, agent_b))
+
+    asyncio.run(main())
+    assert executed_a == ["/etc/shadow"]  # its own repeat was blocked
+    assert executed_b == ["/tmp/a", "/tmp/a"]
+    assert all(notes_in(r) == [] for r in fine.requests)
+    assert len(notes_in(failing.requests[-1])) == 1
