@@ -372,3 +372,39 @@ def test_isolation_in_every_run_mode(mode: str) -> None:
     assert executed_b == ["/tmp/a", "/tmp/a"]
     assert all(notes_in(r) == [] for r in fine.requests)
     assert len(notes_in(failing.requests[-1])) == 1
+
+
+def test_arguments_that_fail_validation_past_max_retries_stay_a_failed_result() -> None:
+    """pydantic-ai's own argument validation: the framework's retry first; past the tool's
+    max_retries a failed result the model sees, where pydantic-ai alone ends the run."""
+    records: list[DetectionRecord] = []
+    plan = [[("order", {"quantity": "many"}, f"c{n}")] for n in (1, 2)]
+    script = Script(*plan, "done")
+    agent = Agent(script.model, capabilities=[ToolErrors(on_record=records.append)])
+    executed: list[int] = []
+
+    @agent.tool_plain
+    def order(quantity: int) -> str:
+        executed.append(quantity)
+        return "ordered"
+
+    result = agent.run_sync("order")
+    assert result.output == "done"
+    assert executed == []
+    outcomes = [p[4] for m in shown(result.all_messages()) for p in m[1] if p[0] == "tool-return"]
+    assert outcomes == ["retried", "failed"]
+    failed = shown(result.all_messages())[4][1][0][3]
+    assert failed.startswith("ValidationError: 1 validation error for order\nquantity")
+    assert [r.kind for r in records] == ["fixable", "fixable"]
+
+
+def test_without_the_capability_failed_validation_ends_the_run() -> None:
+    script = Script(*[[("order", {"quantity": "many"}, f"c{n}")] for n in (1, 2)], "done")
+    agent = Agent(script.model)
+
+    @agent.tool_plain
+    def order(quantity: int) -> str:
+        return "ordered"
+
+    with pytest.raises(UnexpectedModelBehavior):
+        agent.run_sync("order")

@@ -11,6 +11,8 @@ Hooks, one object:
   a fixable failure; an MCP ``isError`` result (pydantic-ai raises ``ModelRetry`` for it)
   is classified from its text; with loop action ``block``/``stop`` an identical repeat of
   a failed non-transient call is not executed.
+* ``on_tool_validate_error``: arguments that fail validation past the tool's
+  ``max_retries`` are a failed result instead of ending the run.
 * ``before_model_request``: the form applied to the messages of that request only (the
   run's history never holds a note).
 * ``prepare_tools``: retry safety from each tool's metadata and MCP annotations.
@@ -30,8 +32,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from pydantic import ValidationError
 from pydantic_ai.capabilities import AbstractCapability
-from pydantic_ai.capabilities.abstract import ValidatedToolArgs, WrapToolExecuteHandler
+from pydantic_ai.capabilities.abstract import RawToolArgs, ValidatedToolArgs, WrapToolExecuteHandler
 from pydantic_ai.exceptions import ModelRetry, ToolFailed, ToolRetryError, UnexpectedModelBehavior
 from pydantic_ai.messages import ToolCallPart, ToolReturnPart
 from pydantic_ai.models import ModelRequestContext
@@ -297,6 +300,38 @@ class ToolErrors(AbstractCapability[Any]):
             Verdict(failed=True, kind="fixable", rule="pydantic-ai:ModelRetry", detection="exception"),
             content=text,
         )
+
+    async def on_tool_validate_error(
+        self,
+        ctx: RunContext[Any],
+        *,
+        call: ToolCallPart,
+        tool_def: ToolDefinition,
+        args: RawToolArgs,
+        error: ValidationError | ModelRetry,
+    ) -> ValidatedToolArgs:
+        """The model's arguments failed validation: the framework's retry while the tool
+        has retries left; past its ``max_retries`` a failed result (fixable) instead of
+        ``UnexpectedModelBehavior`` ending the run."""
+        try:
+            if ctx.retries.get(call.tool_name, 0) < ctx.max_retries:
+                raise error
+            state = self._state(ctx)
+            if isinstance(error, ModelRetry):
+                text = clean_text(error.message, self.policy.max_error_chars)
+                self._remember_retry(state, call, text)
+            else:
+                text = clean_text(exception_text(error), self.policy.max_error_chars)
+                verdict = state.layer.inspect_exception(error, tool=call.tool_name)
+                state.layer.remember(call.tool_call_id, verdict, content=text)
+        except (ValidationError, ModelRetry):
+            raise
+        except Exception:
+            logger.warning(
+                "toolerr: classifying an argument validation error failed; it propagates", exc_info=True
+            )
+            raise error from None
+        raise ToolFailed(text) from error
 
     async def on_tool_execute_error(
         self,
