@@ -408,3 +408,36 @@ def test_without_the_capability_failed_validation_ends_the_run() -> None:
 
     with pytest.raises(UnexpectedModelBehavior):
         agent.run_sync("order")
+
+
+def test_c4_with_several_tools_removes_only_the_failed_pair() -> None:
+    script = Script(
+        [("read_file", {"path": "/etc/shadow"}, "c1"), ("read_file", {"path": "/tmp/a"}, "c2")],
+        "done",
+    )
+    agent, _ = _agent(script, ToolErrors(form="c4"))
+    result = agent.run_sync("go")
+
+    assert shown(script.requests[1]) == [
+        ("request", [("user", "go")]),
+        ("response", [("call", "read_file", "c2", {"path": "/tmp/a"})]),
+        (
+            "request",
+            [
+                ("tool-return", "read_file", "c2", "contents of /tmp/a", "success"),
+                ("user", _note('path="/etc/shadow"', PERMISSION, STOP)),
+            ],
+        ),
+    ]
+    # the history keeps both calls and both results
+    assert len(shown(result.all_messages())[1][1]) == 2
+    assert notes_in(result.all_messages()) == []
+
+
+def test_an_unchanged_request_is_the_one_pydantic_ai_built() -> None:
+    script = Script(*_plan("/tmp/a", "/tmp/b"), "done")
+    agent, _ = _agent(script, ToolErrors())
+    result = agent.run_sync("go")
+    history = result.all_messages()
+    for request in script.requests:
+        assert all(a is b for a, b in zip(request, history, strict=False))

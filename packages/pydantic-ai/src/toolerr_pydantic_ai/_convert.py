@@ -136,17 +136,9 @@ class Conversation:
     index_of: dict[int, int] = field(default_factory=dict)
     """``id(model message)`` -> its index in ``source``."""
 
-    @property
-    def _originals(self) -> frozenset[int]:
-        if self._ids is None:
-            self._ids = frozenset(id(m) for m in self.messages)
-        return self._ids
-
-    _ids: frozenset[int] | None = field(default=None, repr=False)
-
     def to_model_messages(self, messages: Sequence[Message]) -> list[ModelMessage]:
         """The model messages for a rewritten neutral conversation (see the module doc)."""
-        self._ids = None
+        originals = {id(m) for m in self.messages}
         groups: list[tuple[int | None, list[Any]]] = []
         """(index of the original model message or None for a new request, its new parts)."""
         used: set[int] = set()
@@ -156,15 +148,15 @@ class Conversation:
                 origin = None
             if origin is None:
                 # A new message (the note): a user prompt part of the request it follows.
-                part = UserPromptPart(message.text)
+                note = UserPromptPart(message.text)
                 last = groups[-1][0] if groups else None
                 if groups and (last is None or isinstance(self.source[last], ModelRequest)):
-                    groups[-1][1].append(part)
+                    groups[-1][1].append(note)
                     continue
                 base = self._next_request(groups, used)
                 if base is not None:
                     used.add(base)
-                groups.append((base, [part]))
+                groups.append((base, [note]))
                 continue
             model_message, part_index = origin
             index = self.index_of[id(model_message)]
@@ -176,7 +168,8 @@ class Conversation:
                 groups[-1][1].extend(self._response_parts(original, message))
             else:
                 assert part_index is not None
-                groups[-1][1].append(self._request_part(original.parts[part_index], message))
+                kept = original.parts[part_index]
+                groups[-1][1].append(kept if id(message) in originals else _changed_part(kept, message))
         out: list[ModelMessage] = []
         for source_index, parts in groups:
             if source_index is None:
@@ -208,23 +201,23 @@ class Conversation:
             if not isinstance(part, ToolCallPart) or position in kept
         ]
 
-    def _request_part(self, part: ModelRequestPart, message: Message) -> ModelRequestPart:
-        if id(message) in self._originals:
-            return part
-        if isinstance(part, (ToolReturnPart, RetryPromptPart)):
-            # typed tool parts (tool search ...) keep their typed content
-            if type(part) is ToolReturnPart or isinstance(part, RetryPromptPart):
-                generic: Any = part
-                return cast(ModelRequestPart, replace(generic, content=message.text))
-            return part
-        if isinstance(part, UserPromptPart):
-            if isinstance(part.content, str):
-                return replace(part, content=message.text)
-            content = list(part.content)
-            extra = message.content[len(content) :] if isinstance(message.content, list) else []
-            texts = [block.get("text", "") for block in extra if isinstance(block, dict)]
-            return replace(part, content=[*content, *texts])
+
+def _changed_part(part: ModelRequestPart, message: Message) -> ModelRequestPart:
+    """The part for a neutral message the core changed (C1's guidance, C2's note)."""
+    if isinstance(part, (ToolReturnPart, RetryPromptPart)):
+        # typed tool parts (tool search ...) keep their typed content
+        if type(part) is ToolReturnPart or isinstance(part, RetryPromptPart):
+            generic: Any = part
+            return cast(ModelRequestPart, replace(generic, content=message.text))
         return part
+    if isinstance(part, UserPromptPart):
+        if isinstance(part.content, str):
+            return replace(part, content=message.text)
+        content = list(part.content)
+        extra = message.content[len(content) :] if isinstance(message.content, list) else []
+        texts = [block.get("text", "") for block in extra if isinstance(block, dict)]
+        return replace(part, content=[*content, *texts])
+    return part
 
 
 def _same_parts(parts: Sequence[Any], original: Sequence[Any]) -> bool:
