@@ -441,3 +441,27 @@ def test_an_unchanged_request_is_the_one_pydantic_ai_built() -> None:
     history = result.all_messages()
     for request in script.requests:
         assert all(a is b for a, b in zip(request, history, strict=False))
+
+
+def test_detection_records_are_logged_on_logger_toolerr(caplog: pytest.LogCaptureFixture) -> None:
+    script = Script(*_plan("/etc/shadow"), "done")
+    agent, _ = _agent(script, ToolErrors())
+    with caplog.at_level(logging.INFO, logger="toolerr"):
+        agent.run_sync("go")
+    messages = [r.getMessage() for r in caplog.records if r.name == "toolerr"]
+    assert any("read_file failed (unrecoverable, rule exception:PermissionError" in m for m in messages)
+
+
+def test_fails_open_when_classifying_the_exception_breaks(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from toolerr import ToolErrorLayer
+
+    def broken(self: Any, exception: BaseException, **kwargs: Any) -> Any:
+        raise RuntimeError("classifier bug")
+
+    monkeypatch.setattr(ToolErrorLayer, "inspect_exception", broken)
+    agent, _ = _agent(Script(*_plan("/etc/shadow"), "done"), ToolErrors())
+    with caplog.at_level(logging.WARNING, logger="toolerr"), pytest.raises(PermissionError):
+        agent.run_sync("go")  # as without toolerr
+    assert any("it propagates" in r.getMessage() for r in caplog.records)
