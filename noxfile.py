@@ -40,6 +40,7 @@ PACKAGE_SESSIONS = [
     "integration",
     "hf",
     "google_adk",
+    "pydantic_ai",
 ]
 MYPY = "mypy>=1.13,<3"
 
@@ -112,6 +113,16 @@ def google_adk(session: nox.Session) -> None:
     session.install("-e", "shared_core", "-e", "packages/google-adk[test]")
     _pytest(session, "packages/google-adk/tests")
     _typecheck(session, "packages/google-adk/src")
+
+
+@nox.session(python=PYTHON)
+def pydantic_ai(session: nox.Session) -> None:
+    """toolerr-pydantic-ai: the real pydantic-ai Agent loop (FunctionModel / TestModel), a real
+    MCP server over stdio as an MCPToolset."""
+    session.install(*TEST_TOOLS)
+    session.install("-e", "shared_core", "-e", "packages/pydantic-ai[test]")
+    _pytest(session, "packages/pydantic-ai/tests")
+    _typecheck(session, "packages/pydantic-ai/src")
 
 
 def _install_hf(session: nox.Session, *extras: str) -> None:

@@ -1,0 +1,265 @@
+"""pydantic-ai messages <-> the neutral toolerr conversation.
+
+A pydantic-ai conversation is a list of ``ModelRequest`` (parts: system prompts, user
+prompts, tool returns, retry feedback ...) and ``ModelResponse`` (text, tool calls ...).
+Each request part becomes one neutral message (a ``ToolReturnPart`` a ``tool`` message,
+its ``outcome`` ``failed``/``retried`` the error flag; a part toolerr has no use for an
+empty ``system`` placeholder that keeps its place); each response becomes one
+``assistant`` message with its tool calls. On the way back, every neutral message the core
+left untouched (the same object) gives back its original part, and a model message whose
+parts are all unchanged is the very same object, so an unchanged request is the one
+pydantic-ai built. New neutral messages (a runtime note) become ``UserPromptPart``\\ s of
+the request they follow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, cast
+
+from pydantic_ai.messages import (
+    BaseToolReturnPart,
+    ModelMessage,
+    ModelRequest,
+    ModelRequestPart,
+    ModelResponse,
+    ModelResponsePart,
+    RetryFeedbackPart,
+    RetryPromptPart,
+    SystemPromptPart,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from toolerr import Message, ToolCall
+
+CLIENT = "generic"
+
+_ERROR_OUTCOMES = frozenset({"failed", "retried"})
+
+_Origin = tuple[ModelMessage, int | None]
+"""(the model message, index of the part in a request; ``None`` for a response)."""
+
+_Converted = tuple[ModelMessage, tuple[Any, ...], list[Message], dict[int, int]]
+"""A model message, its parts when converted, its neutral messages and their calls."""
+
+
+class MessageCache:
+    """The neutral messages of the model messages one run has converted, by object: a
+    history that only grew gives the same neutral objects again, so the core's replay
+    continues from its checkpoint instead of starting over (and conversion is paid once).
+    A message whose parts changed since is converted again."""
+
+    __slots__ = ("_entries",)
+
+    def __init__(self) -> None:
+        self._entries: dict[int, _Converted] = {}
+
+    def get(self, message: ModelMessage) -> _Converted | None:
+        entry = self._entries.get(id(message))
+        if entry is None or entry[0] is not message or not _same_parts(message.parts, entry[1]):
+            return None
+        return entry
+
+    def put(self, entry: _Converted) -> None:
+        self._entries[id(entry[0])] = entry
+
+
+def tool_return_text(part: BaseToolReturnPart[Any]) -> str:
+    """The text of a tool return as the core sees it (no ``{"error": ...}`` wrapper)."""
+    return part.model_response_str(wrap_if_error=False)
+
+
+def _user_content(content: Any) -> Any:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, Sequence):
+        return [{"type": "text", "text": c} if isinstance(c, str) else {"type": "file"} for c in content]
+    return ""
+
+
+def _part_message(part: ModelRequestPart, origin: _Origin) -> Message:
+    if isinstance(part, ToolReturnPart):
+        return Message(
+            role="tool",
+            content=tool_return_text(part),
+            tool_call_id=part.tool_call_id,
+            name=part.tool_name,
+            is_error=True if part.outcome in _ERROR_OUTCOMES else None,
+            client=CLIENT,
+            origin=origin,
+        )
+    if isinstance(part, RetryPromptPart):
+        if part.tool_name is not None:
+            return Message(
+                role="tool",
+                content=part.model_response(),
+                tool_call_id=part.tool_call_id,
+                name=part.tool_name,
+                is_error=True,
+                client=CLIENT,
+                origin=origin,
+            )
+        return Message(role="user", content=part.model_response(), origin=origin)
+    if isinstance(part, UserPromptPart):
+        return Message(role="user", content=_user_content(part.content), origin=origin)
+    if isinstance(part, SystemPromptPart):
+        return Message(role="system", content=part.content, origin=origin)
+    if isinstance(part, RetryFeedbackPart):
+        content = part.content if isinstance(part.content, str) else ""
+        return Message(role="user", content=content, origin=origin)
+    return Message(role="system", content="", origin=origin)
+
+
+def _call(part: ToolCallPart) -> ToolCall:
+    args = part.args
+    if isinstance(args, str):
+        return ToolCall.from_raw(part.tool_call_id, part.tool_name, args)
+    return ToolCall(id=part.tool_call_id, name=part.tool_name, arguments=dict(args or {}))
+
+
+def call_of(part: ToolCallPart) -> ToolCall:
+    """The neutral call of a tool call part (what the ledger checks a new call by)."""
+    return _call(part)
+
+
+@dataclass
+class Conversation:
+    """The neutral view of one model request, with the way back to pydantic-ai messages."""
+
+    source: Sequence[ModelMessage]
+    messages: list[Message] = field(default_factory=list)
+    calls: dict[int, int] = field(default_factory=dict)
+    """``id(ToolCall)`` -> index of its ``ToolCallPart`` in its response."""
+    index_of: dict[int, int] = field(default_factory=dict)
+    """``id(model message)`` -> its index in ``source``."""
+
+    def to_model_messages(self, messages: Sequence[Message]) -> list[ModelMessage]:
+        """The model messages for a rewritten neutral conversation (see the module doc)."""
+        originals = {id(m) for m in self.messages}
+        groups: list[tuple[int | None, list[Any]]] = []
+        """(index of the original model message or None for a new request, its new parts)."""
+        used: set[int] = set()
+        for message in messages:
+            origin: _Origin | None = message.origin if isinstance(message.origin, tuple) else None
+            if origin is not None and id(origin[0]) not in self.index_of:
+                origin = None
+            if origin is None:
+                # A new message (the note): a user prompt part of the request it follows.
+                note = UserPromptPart(message.text)
+                last = groups[-1][0] if groups else None
+                if groups and (last is None or isinstance(self.source[last], ModelRequest)):
+                    groups[-1][1].append(note)
+                    continue
+                base = self._next_request(groups, used)
+                if base is not None:
+                    used.add(base)
+                groups.append((base, [note]))
+                continue
+            model_message, part_index = origin
+            index = self.index_of[id(model_message)]
+            original = self.source[index]
+            if not groups or groups[-1][0] != index:
+                groups.append((index, []))
+                used.add(index)
+            if isinstance(original, ModelResponse):
+                groups[-1][1].extend(self._response_parts(original, message))
+            else:
+                assert part_index is not None
+                kept = original.parts[part_index]
+                groups[-1][1].append(kept if id(message) in originals else _changed_part(kept, message))
+        out: list[ModelMessage] = []
+        for source_index, parts in groups:
+            if source_index is None:
+                out.append(ModelRequest(parts=parts))
+                continue
+            original = self.source[source_index]
+            if _same_parts(parts, original.parts):
+                out.append(original)
+            elif isinstance(original, ModelResponse):
+                out.append(replace(original, parts=parts))
+            else:
+                out.append(replace(original, parts=parts))
+        return out
+
+    def _next_request(self, groups: list[tuple[int | None, list[Any]]], used: set[int]) -> int | None:
+        """An original request after the last emitted message that gave no part (its tool
+        returns were all removed): the note's request keeps its fields (instructions ...)."""
+        last = max((i for i, _ in groups if i is not None), default=-1)
+        for index in range(last + 1, len(self.source)):
+            if index not in used and isinstance(self.source[index], ModelRequest):
+                return index
+        return None
+
+    def _response_parts(self, original: ModelResponse, message: Message) -> list[ModelResponsePart]:
+        kept = {self.calls[id(call)] for call in message.tool_calls if id(call) in self.calls}
+        return [
+            part
+            for position, part in enumerate(original.parts)
+            if not isinstance(part, ToolCallPart) or position in kept
+        ]
+
+
+def _changed_part(part: ModelRequestPart, message: Message) -> ModelRequestPart:
+    """The part for a neutral message the core changed (C1's guidance, C2's note)."""
+    if isinstance(part, (ToolReturnPart, RetryPromptPart)):
+        # typed tool parts (tool search ...) keep their typed content
+        if type(part) is ToolReturnPart or isinstance(part, RetryPromptPart):
+            generic: Any = part
+            return cast(ModelRequestPart, replace(generic, content=message.text))
+        return part
+    if isinstance(part, UserPromptPart):
+        if isinstance(part.content, str):
+            return replace(part, content=message.text)
+        content = list(part.content)
+        extra = message.content[len(content) :] if isinstance(message.content, list) else []
+        texts = [block.get("text", "") for block in extra if isinstance(block, dict)]
+        return replace(part, content=[*content, *texts])
+    return part
+
+
+def _same_parts(parts: Sequence[Any], original: Sequence[Any]) -> bool:
+    return len(parts) == len(original) and all(a is b for a, b in zip(parts, original, strict=True))
+
+
+def to_conversation(messages: Sequence[ModelMessage], cache: MessageCache | None = None) -> Conversation:
+    """The neutral conversation of a model request's messages (reusing ``cache``'s)."""
+    conversation = Conversation(messages)
+    out = conversation.messages
+    for index, message in enumerate(messages):
+        conversation.index_of[id(message)] = index
+        entry = cache.get(message) if cache is not None else None
+        if entry is None:
+            entry = _convert(message)
+            if cache is not None:
+                cache.put(entry)
+        out.extend(entry[2])
+        conversation.calls.update(entry[3])
+    return conversation
+
+
+def _convert(message: ModelMessage) -> _Converted:
+    parts = tuple(message.parts)
+    calls: dict[int, int] = {}
+    if isinstance(message, ModelResponse):
+        texts: list[str] = []
+        tool_calls: list[ToolCall] = []
+        for position, part in enumerate(parts):
+            if isinstance(part, TextPart):
+                texts.append(part.content)
+            elif isinstance(part, ToolCallPart):
+                call = _call(part)
+                calls[id(call)] = position
+                tool_calls.append(call)
+        neutral = Message(
+            role="assistant", content="".join(texts), tool_calls=tuple(tool_calls), origin=(message, None)
+        )
+        return message, parts, [neutral], calls
+    return (
+        message,
+        parts,
+        [_part_message(part, (message, position)) for position, part in enumerate(message.parts)],
+        calls,
+    )

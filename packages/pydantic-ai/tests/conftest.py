@@ -1,0 +1,28 @@
+from __future__ import annotations
+
+import asyncio
+import warnings
+from collections.abc import Iterator
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _close_event_loops() -> Iterator[None]:
+    """``Agent.run_sync`` runs on the thread's current event loop, creating one when there is
+    none, and leaves it open; ``asyncio.run`` in another test then drops it unclosed. Each test
+    starts on a fresh loop and every loop it leaves behind is closed."""
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    yield
+    loops = [loop]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            loops.append(asyncio.get_event_loop_policy().get_event_loop())
+        except RuntimeError:  # asyncio.run() left no loop set
+            pass
+    for each in loops:
+        if not each.is_closed():
+            each.close()
+    asyncio.set_event_loop(None)
