@@ -56,6 +56,17 @@ from ._types import (
     content_text,
     parse_arguments,
 )
+from ._wire import (
+    WIRE_FORMATS,
+    WireRewrite,
+    anthropic_to_messages,
+    openai_chat_to_messages,
+    responses_to_messages,
+    rewrite_anthropic,
+    rewrite_openai_chat,
+    rewrite_responses,
+    rewrite_wire,
+)
 
 __version__ = "0.1.0"
 
@@ -66,6 +77,7 @@ __all__ = [
     "GUIDANCE_CHECK_FIRST",
     "KINDS",
     "NOTE_PREFIX",
+    "WIRE_FORMATS",
     "BanCursor",
     "DecisionStep",
     "DetectionRecord",
@@ -89,7 +101,9 @@ __all__ = [
     "ToolLoopError",
     "ToolSafety",
     "Verdict",
+    "WireRewrite",
     "__version__",
+    "anthropic_to_messages",
     "canonical_arguments",
     "clean_text",
     "content_text",
@@ -102,11 +116,17 @@ __all__ = [
     "guidance_for",
     "inspect_message",
     "inspect_result",
+    "openai_chat_to_messages",
     "pair_results",
     "parse_arguments",
     "records_of",
     "render_abstract",
     "render_note",
+    "responses_to_messages",
     "rewrite",
+    "rewrite_anthropic",
+    "rewrite_openai_chat",
+    "rewrite_responses",
+    "rewrite_wire",
     "safety_from_annotations",
 ]
