@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ._ban import BanCursor, PreparedVocabulary, StringBan
 from ._classify import inspect_message, inspect_result
-from ._detect import detect_failure
+from ._detect import detect_failure, normalise_client
 from ._forms import DecisionStep, ExchangeResult, find_decision_step, pair_results
 from ._layer import (
     DetectionRecord,
@@ -116,6 +116,7 @@ __all__ = [
     "guidance_for",
     "inspect_message",
     "inspect_result",
+    "normalise_client",
     "openai_chat_to_messages",
     "pair_results",
     "parse_arguments",
