@@ -359,3 +359,16 @@ def proxies(upstream: Upstream, tmp_path_factory: pytest.TempPathFactory) -> Ite
 def proxy(proxies: tuple[Proxy, Proxy], upstream: Upstream) -> Proxy:
     upstream.clear()
     return proxies[0]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # LiteLLM's own import-time and call-time warnings (its pydantic types), not ours.
+    for line in (
+        "ignore:.*is using the `ReadOnly` qualifier:UserWarning",
+        "ignore::DeprecationWarning:litellm.*",
+        "ignore::pydantic.warnings.PydanticDeprecatedSince20",
+        # LiteLLM keeps its cached HTTP clients open until the interpreter exits
+        "ignore:Exception ignored in. <socket.socket:pytest.PytestUnraisableExceptionWarning",
+        "ignore:unclosed <socket.socket:ResourceWarning",
+    ):
+        config.addinivalue_line("filterwarnings", line)

@@ -67,7 +67,7 @@ def _header(headers: Mapping[str, Any], name: str) -> str | None:
     return None
 
 
-class ToolErrorCallback(CustomLogger):  # type: ignore[misc]  # LiteLLM's class is untyped
+class ToolErrorCallback(CustomLogger):
     """A LiteLLM ``CustomLogger`` that rewrites each request's conversation with toolerr.
 
     Proxy: name an instance in ``config.yaml`` (``litellm_settings: callbacks:
@@ -250,9 +250,9 @@ class ToolErrorCallback(CustomLogger):  # type: ignore[misc]  # LiteLLM's class 
         Skipped when the proxy's hook already handled the request."""
         for key in ("metadata", "litellm_metadata"):
             metadata = kwargs.get(key)
-            if isinstance(metadata, Mapping) and isinstance(metadata.get(METADATA_KEY), Mapping):
-                if "records" in metadata[METADATA_KEY]:
-                    return None
+            own = metadata.get(METADATA_KEY) if isinstance(metadata, Mapping) else None
+            if isinstance(own, Mapping) and "records" in own:
+                return None
         return self.rewrite(kwargs, call_type)[0]
 
     async def async_post_call_response_headers_hook(
