@@ -4,6 +4,7 @@ that records every request it receives and answers with scripted completions."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -188,16 +189,25 @@ def _handler(upstream: Upstream) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-@pytest.fixture(scope="session")
-def upstream() -> Iterator[Upstream]:
+@contextlib.contextmanager
+def serve_upstream() -> Iterator[Upstream]:
+    """The local upstream on a free loopback port, in a thread."""
     server = ThreadingHTTPServer((HOST, 0), _handler(Upstream("")))
     state = Upstream(f"http://{HOST}:{server.server_address[1]}")
     server.RequestHandlerClass = _handler(state)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield state
-    server.shutdown()
-    server.server_close()
+    try:
+        yield state
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="session")
+def upstream() -> Iterator[Upstream]:
+    with serve_upstream() as state:
+        yield state
 
 
 def free_port() -> int:

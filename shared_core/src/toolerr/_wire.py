@@ -28,7 +28,9 @@ request unchanged and logs on logger ``toolerr``.
 
 from __future__ import annotations
 
+import json
 import logging
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -103,49 +105,106 @@ def openai_chat_to_messages(
 
 def _chat_in(items: Sequence[Any], client: str, offset: int) -> _Converted:
     out = _Converted()
+    append = out.messages.append
+    cache = _CACHE
     for index, item in enumerate(items, offset):
-        origin = (index, None)
-        if not isinstance(item, Mapping):
-            out.messages.append(Message(role="system", content="", origin=origin))
-            continue
-        role = item.get("role")
-        content = item.get("content")
-        if role == "assistant":
-            calls: list[ToolCall] = []
-            for wire_call in item.get("tool_calls") or ():
-                if not isinstance(wire_call, Mapping):
-                    continue
-                function = wire_call.get("function")
-                function = function if isinstance(function, Mapping) else {}
-                raw = function.get("arguments")
-                call = ToolCall(
+        key = _chat_key(client, index, item)
+        message = cache.get(key) if key is not None else None
+        if message is None:
+            message = _chat_message(item, client, index)
+            if key is not None:
+                _remember(key, message)
+        append(message)
+    return out
+
+
+def _chat_message(item: Any, client: str, index: int) -> Message:
+    origin = (index, None)
+    if not isinstance(item, Mapping):
+        return Message(role="system", content="", origin=origin)
+    role = item.get("role")
+    content = item.get("content")
+    if role == "assistant":
+        calls: list[ToolCall] = []
+        for wire_call in item.get("tool_calls") or ():
+            if not isinstance(wire_call, Mapping):
+                continue
+            function = wire_call.get("function")
+            function = function if isinstance(function, Mapping) else {}
+            raw = function.get("arguments")
+            calls.append(
+                ToolCall(
                     id=_str(wire_call.get("id")),
                     name=_str(function.get("name")) or "unknown_tool",
                     arguments=parse_arguments(raw),
                     raw_arguments=raw if isinstance(raw, str) else None,
                 )
-                out.calls[id(call)] = wire_call
-                calls.append(call)
-            out.messages.append(
-                Message(role="assistant", content=content or "", tool_calls=tuple(calls), origin=origin)
             )
-        elif role == "tool":
-            out.messages.append(
-                Message(
-                    role="tool",
-                    content=content if content is not None else "",
-                    tool_call_id=_str(item.get("tool_call_id")),
-                    name=_str(item.get("name")),
-                    is_error=_flag(item.get("is_error")),
-                    client=client,
-                    origin=origin,
+        return Message(role="assistant", content=content or "", tool_calls=tuple(calls), origin=origin)
+    if role == "tool":
+        return Message(
+            role="tool",
+            content=content if content is not None else "",
+            tool_call_id=_str(item.get("tool_call_id")),
+            name=_str(item.get("name")),
+            is_error=_flag(item.get("is_error")),
+            client=client,
+            origin=origin,
+        )
+    if role == "user":
+        return Message(role="user", content=content, origin=origin)
+    return Message(role="system", content=content, origin=origin)  # system, developer ...
+
+
+# A content-keyed cache of converted messages (an optimisation only: a hit is the message
+# the conversion would build). Requests of one conversation repeat its earlier messages;
+# handing the layer the same objects lets its replay continue from a checkpoint instead of
+# replaying the whole conversation. Keyed by client, position and every field the
+# conversion reads; bounded.
+_CACHE: dict[tuple[Any, ...], Message] = {}
+_CACHE_SIZE = 65_536
+_CACHE_LOCK = threading.Lock()
+
+
+def _chat_key(client: str, index: int, item: Any) -> tuple[Any, ...] | None:
+    """Every field the conversion reads, hashable; a string stays itself and any other
+    value becomes a tagged JSON text (so ``"1"``, ``1`` and ``True`` differ)."""
+    if type(item) is not dict:
+        return None
+    try:
+        content = item.get("content")
+        if content is not None and type(content) is not str:
+            content = ("json", json.dumps(content, sort_keys=True, ensure_ascii=False))
+        role = item.get("role")
+        if role == "assistant":
+            wire_calls = item.get("tool_calls")
+            calls: Any = None
+            if wire_calls:
+                calls = tuple(
+                    (c["id"], c["function"]["name"], c["function"]["arguments"]) for c in wire_calls
                 )
-            )
-        elif role == "user":
-            out.messages.append(Message(role="user", content=content, origin=origin))
-        else:  # system, developer, legacy roles: inert for delivery
-            out.messages.append(Message(role="system", content=content, origin=origin))
-    return out
+                if not all(type(a) is str and type(n) is str for _, n, a in calls):
+                    return None
+            return (client, index, "assistant", content, calls)
+        if role == "tool":
+            flag = item.get("is_error")
+            extra = (item.get("tool_call_id"), item.get("name"), flag if flag is None else repr(flag))
+            if not all(v is None or type(v) is str for v in extra):
+                return None
+            return (client, index, "tool", content, *extra)
+        if role is None or type(role) is str:
+            return (client, index, role, content)
+        return None
+    except (TypeError, ValueError, KeyError, AttributeError, RecursionError):
+        return None  # an odd shape: converted without the cache
+
+
+def _remember(key: tuple[Any, ...], message: Message) -> None:
+    with _CACHE_LOCK:
+        if len(_CACHE) >= _CACHE_SIZE:
+            for stale in list(_CACHE)[: _CACHE_SIZE // 8]:
+                del _CACHE[stale]
+        _CACHE[key] = message
 
 
 def _chat_out(items: Sequence[Any], conv: _Converted, new: Sequence[Message]) -> list[Any]:
@@ -160,7 +219,10 @@ def _chat_out(items: Sequence[Any], conv: _Converted, new: Sequence[Message]) ->
         if id(message) in originals:
             out.append(item)
         elif message.role == "assistant":
-            kept = [conv.calls[id(c)] for c in message.tool_calls]
+            original = conv.messages[origin[0]]
+            wire_calls = [c for c in item.get("tool_calls") or () if isinstance(c, Mapping)]
+            by_call = {id(c): w for c, w in zip(original.tool_calls, wire_calls, strict=False)}
+            kept = [by_call[id(c)] for c in message.tool_calls]
             changed = {k: v for k, v in item.items() if k != "tool_calls"}
             if kept:
                 changed["tool_calls"] = kept
