@@ -499,3 +499,24 @@ def test_properties(messages: list[dict[str, Any]], form: str, wire: str) -> Non
     assert [(r.tool, r.kind, r.changed) for r in direct.records] == [
         (r.tool, r.kind, r.changed) for r in result.records
     ]
+
+
+def test_cache_keys_every_field_the_conversion_reads() -> None:
+    """The content-keyed cache of converted messages never hands one request's message
+    to a request that differs in any field read (flag types included)."""
+    base = chat()
+    seen = []
+    for flag in (True, False, 1, "true", None):
+        request = copy.deepcopy(base)
+        if flag is not None:
+            request[3]["is_error"] = flag
+        seen.append(toolerr.openai_chat_to_messages(request)[3].is_error)
+    assert seen == [True, False, None, None, None]
+    listed = copy.deepcopy(base)
+    listed[3]["content"] = [{"type": "text", "text": RATE}]
+    assert toolerr.openai_chat_to_messages(listed)[3].content == [{"type": "text", "text": RATE}]
+    assert toolerr.openai_chat_to_messages(base)[3].content == RATE
+    assert toolerr.openai_chat_to_messages(base, client="codex")[3].client == "codex"
+    first = toolerr.openai_chat_to_messages(copy.deepcopy(base))
+    again = toolerr.openai_chat_to_messages(copy.deepcopy(base))
+    assert all(a is b for a, b in zip(first, again, strict=True))  # reused: the layer's checkpoints apply
