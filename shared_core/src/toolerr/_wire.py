@@ -252,58 +252,90 @@ def anthropic_to_messages(messages: Sequence[Mapping[str, Any]], client: str | N
     return _anthropic_in(messages, normalise_client(client), 0).messages
 
 
+def _json_key(kind: str, client: str, index: int, item: Any) -> tuple[Any, ...] | None:
+    """A cache key for a wire item of any shape: its canonical JSON text."""
+    if type(item) is not dict:
+        return None
+    try:
+        return (kind, client, index, json.dumps(item, sort_keys=True, ensure_ascii=False))
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
+_TURNS: dict[tuple[Any, ...], tuple[Message, ...]] = {}
+
+
 def _anthropic_in(items: Sequence[Any], client: str, offset: int) -> _Converted:
     out = _Converted()
     for index, item in enumerate(items, offset):
-        if not isinstance(item, Mapping):
-            out.messages.append(Message(role="system", content="", origin=(index, None)))
-            continue
-        role = item.get("role")
-        content = item.get("content")
-        if role == "assistant":
-            calls: list[ToolCall] = []
-            if isinstance(content, list):
-                for block in content:
-                    if isinstance(block, Mapping) and block.get("type") == "tool_use":
-                        call = ToolCall(
-                            id=_str(block.get("id")),
-                            name=_str(block.get("name")) or "unknown_tool",
-                            arguments=block.get("input", {}),
-                        )
-                        out.calls[id(call)] = block
-                        calls.append(call)
-            out.messages.append(
-                Message(
-                    role="assistant",
-                    content=_text_blocks(content),
-                    tool_calls=tuple(calls),
-                    origin=(index, None),
-                )
-            )
-        elif role == "user" and isinstance(content, list):
-            rest: list[Any] = []
-            for position, block in enumerate(content):
-                if isinstance(block, Mapping) and block.get("type") == "tool_result":
-                    result = block.get("content", "")
-                    out.messages.append(
-                        Message(
-                            role="tool",
-                            content=result if result is not None else "",
-                            tool_call_id=_str(block.get("tool_use_id")),
-                            is_error=_flag(block.get("is_error")),
-                            client=client,
-                            origin=(index, position),
-                        )
-                    )
-                else:
-                    rest.append(block)
-            if rest:
-                out.messages.append(Message(role="user", content=rest, origin=(index, "rest")))
-        elif role == "user":
-            out.messages.append(Message(role="user", content=content, origin=(index, "rest")))
-        else:
-            out.messages.append(Message(role="system", content=content, origin=(index, None)))
+        key = _json_key("anthropic", client, index, item)
+        cached = _TURNS.get(key) if key is not None else None
+        if cached is None:
+            cached = tuple(_anthropic_turn(item, client, index))
+            if key is not None:
+                _remember_turn(key, cached)
+        out.messages.extend(cached)
     return out
+
+
+def _remember_turn(key: tuple[Any, ...], messages: tuple[Message, ...]) -> None:
+    with _CACHE_LOCK:
+        if len(_TURNS) >= _CACHE_SIZE:
+            for stale in list(_TURNS)[: _CACHE_SIZE // 8]:
+                del _TURNS[stale]
+        _TURNS[key] = messages
+
+
+def _anthropic_turn(item: Any, client: str, index: int) -> list[Message]:
+    """The neutral messages of one Anthropic turn."""
+    out = _Converted()
+    if not isinstance(item, Mapping):
+        return [Message(role="system", content="", origin=(index, None))]
+    role = item.get("role")
+    content = item.get("content")
+    if role == "assistant":
+        calls: list[ToolCall] = []
+        if isinstance(content, list):
+            for block in content:
+                if isinstance(block, Mapping) and block.get("type") == "tool_use":
+                    call = ToolCall(
+                        id=_str(block.get("id")),
+                        name=_str(block.get("name")) or "unknown_tool",
+                        arguments=block.get("input", {}),
+                    )
+                    calls.append(call)
+        out.messages.append(
+            Message(
+                role="assistant",
+                content=_text_blocks(content),
+                tool_calls=tuple(calls),
+                origin=(index, None),
+            )
+        )
+    elif role == "user" and isinstance(content, list):
+        rest: list[Any] = []
+        for position, block in enumerate(content):
+            if isinstance(block, Mapping) and block.get("type") == "tool_result":
+                result = block.get("content", "")
+                out.messages.append(
+                    Message(
+                        role="tool",
+                        content=result if result is not None else "",
+                        tool_call_id=_str(block.get("tool_use_id")),
+                        is_error=_flag(block.get("is_error")),
+                        client=client,
+                        origin=(index, position),
+                    )
+                )
+            else:
+                rest.append(block)
+        if rest:
+            out.messages.append(Message(role="user", content=rest, origin=(index, "rest")))
+    elif role == "user":
+        out.messages.append(Message(role="user", content=content, origin=(index, "rest")))
+    else:
+        out.messages.append(Message(role="system", content=content, origin=(index, None)))
+    return out.messages
 
 
 def _as_blocks(content: Any) -> list[Any]:
@@ -386,7 +418,10 @@ def _anthropic_blocks(items: Sequence[Any], conv: _Converted, part: Message, ori
     if part.role == "assistant":
         if original or not isinstance(content, list):
             return _as_blocks(content)
-        kept = {id(conv.calls[id(c)]) for c in part.tool_calls}
+        source = next(m for m in conv.messages if m.origin == (index, None) and m.role == "assistant")
+        uses = [b for b in content if isinstance(b, Mapping) and b.get("type") == "tool_use"]
+        by_call = {id(c): b for c, b in zip(source.tool_calls, uses, strict=False)}
+        kept = {id(by_call[id(c)]) for c in part.tool_calls}
         return [
             b
             for b in content
