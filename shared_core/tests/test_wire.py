@@ -520,3 +520,16 @@ def test_cache_keys_every_field_the_conversion_reads() -> None:
     first = toolerr.openai_chat_to_messages(copy.deepcopy(base))
     again = toolerr.openai_chat_to_messages(copy.deepcopy(base))
     assert all(a is b for a, b in zip(first, again, strict=True))  # reused: the layer's checkpoints apply
+
+
+def test_cache_reuses_responses_and_anthropic_objects() -> None:
+    for convert, build in (
+        (toolerr.responses_to_messages, responses),
+        (toolerr.anthropic_to_messages, anthropic),
+    ):
+        first = convert(build())
+        again = convert(build())
+        assert all(a is b for a, b in zip(first, again, strict=True))
+        assert all(a.tool_calls == b.tool_calls for a, b in zip(first, again, strict=True))
+    other = toolerr.responses_to_messages(responses("Error: other"))
+    assert other[-2].content == "Error: other"

@@ -263,6 +263,15 @@ def _json_key(kind: str, client: str, index: int, item: Any) -> tuple[Any, ...] 
 
 
 _TURNS: dict[tuple[Any, ...], tuple[Message, ...]] = {}
+_PIECES: dict[Any, Any] = {}
+
+
+def _remember_piece(key: Any, value: Any) -> None:
+    with _CACHE_LOCK:
+        if len(_PIECES) >= _CACHE_SIZE:
+            for stale in list(_PIECES)[: _CACHE_SIZE // 8]:
+                del _PIECES[stale]
+        _PIECES[key] = value
 
 
 def _anthropic_in(items: Sequence[Any], client: str, offset: int) -> _Converted:
@@ -518,21 +527,29 @@ def _responses_in(items: Sequence[Any], client: str, offset: int) -> _Converted:
     texts: list[str] = []
     local_ids: dict[str, str] = {}
 
+    keys: list[Any] = []  # the group's item keys (None: not cacheable)
+
     def close() -> None:
         if group:
-            out.messages.append(
-                Message(
+            group_key = ("responses-group", client, tuple(keys)) if None not in keys else None
+            message = _PIECES.get(group_key) if group_key is not None else None
+            if message is None:
+                message = Message(
                     role="assistant",
                     content="\n".join(texts),
                     tool_calls=tuple(calls),
                     origin=(group[0], tuple(group)),
                 )
-            )
+                if group_key is not None:
+                    _remember_piece(group_key, message)
+            out.messages.append(message)
             group.clear()
             calls.clear()
             texts.clear()
+            keys.clear()
 
     for index, item in enumerate(items, offset):
+        item_key = _json_key("responses", client, index, item)
         if not isinstance(item, Mapping):
             close()
             out.messages.append(Message(role="system", content="", origin=(index, None)))
@@ -542,20 +559,39 @@ def _responses_in(items: Sequence[Any], client: str, offset: int) -> _Converted:
         if kind in (None, "message") and role is not None:
             if role == "assistant":
                 group.append(index)
+                keys.append(item_key)
                 texts.append(content_text(item.get("content")))
                 continue
             close()
-            neutral_role: Role = "user" if role == "user" else "system"
-            out.messages.append(Message(role=neutral_role, content=item.get("content"), origin=(index, None)))
+            message = _PIECES.get(item_key) if item_key is not None else None
+            if message is None:
+                neutral_role: Role = "user" if role == "user" else "system"
+                message = Message(role=neutral_role, content=item.get("content"), origin=(index, None))
+                if item_key is not None:
+                    _remember_piece(item_key, message)
+            out.messages.append(message)
         elif kind in _RESPONSES_CALLS:
-            call = _responses_call(item, kind)
+            # the same call object for the same item: the layer's replay checkpoints apply
+            call = _PIECES.get(item_key) if item_key is not None else None
+            if call is None:
+                call = _responses_call(item, kind)
+                if item_key is not None:
+                    _remember_piece(item_key, call)
             if kind == "local_shell_call" and isinstance(item.get("id"), str) and call.id is not None:
                 local_ids[item["id"]] = call.id
             out.calls[id(call)] = index
             group.append(index)
+            keys.append(item_key)
             calls.append(call)
         elif kind in _RESPONSES_OUTPUTS:
             close()
+            output_key = (
+                (item_key, local_ids.get(_str(item.get("id")) or "")) if item_key is not None else None
+            )
+            cached = _PIECES.get(output_key) if output_key is not None else None
+            if cached is not None:
+                out.messages.append(cached)
+                continue
             flag: bool | None = None
             if kind == "local_shell_call_output":
                 item_id = _str(item.get("id"))
@@ -570,21 +606,23 @@ def _responses_in(items: Sequence[Any], client: str, offset: int) -> _Converted:
                     content, flag = _shell_output(content)
                 elif kind == "apply_patch_call_output":
                     flag = True if item.get("status") == "failed" else None
-            out.messages.append(
-                Message(
-                    role="tool",
-                    content=content if content is not None else "",
-                    tool_call_id=call_id,
-                    is_error=flag,
-                    client=client,
-                    origin=(index, None),
-                )
+            message = Message(
+                role="tool",
+                content=content if content is not None else "",
+                tool_call_id=call_id,
+                is_error=flag,
+                client=client,
+                origin=(index, None),
             )
+            if output_key is not None:
+                _remember_piece(output_key, message)
+            out.messages.append(message)
         elif isinstance(kind, str) and kind.endswith("_output"):
             close()  # outputs of tools toolerr does not read (computer use ...): inert
             out.messages.append(Message(role="system", content="", origin=(index, None)))
         else:  # reasoning, web search, MCP calls with inline outputs, item references ...
             group.append(index)
+            keys.append(item_key)
     close()
     return out
 
