@@ -130,3 +130,31 @@ def test_public_api() -> None:
     for name in toolerr_litellm.__all__:
         assert hasattr(toolerr_litellm, name)
     assert isinstance(toolerr_litellm.default_callback, litellm.integrations.custom_logger.CustomLogger)
+
+
+def test_loop_action_stop_refuses_the_request(upstream: Upstream) -> None:
+    """The one deliberate refusal: a repeated failing call with loop_action="stop" is not
+    sent to the model; the caller gets an error naming the loop."""
+    denied = "Error: EACCES: permission denied, open '/etc/shadow'"
+    conversation: list[dict[str, Any]] = [{"role": "user", "content": "read it"}]
+    for turn in range(3):
+        call = {
+            "id": f"c{turn}",
+            "type": "function",
+            "function": {"name": "read", "arguments": '{"path": "/s"}'},
+        }
+        conversation += [
+            {"role": "assistant", "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": f"c{turn}", "content": denied},
+        ]
+    saved = list(litellm.callbacks)
+    litellm.callbacks = [ToolErrorCallback(loop_action="stop")]
+    upstream.clear()
+    try:
+        with pytest.raises(Exception, match="toolerr stopped the run"):
+            asyncio.run(
+                litellm.acompletion(model="openai/gpt-test", messages=conversation, **options(upstream))
+            )
+    finally:
+        litellm.callbacks = saved
+    assert upstream.posts() == []
