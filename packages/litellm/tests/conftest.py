@@ -374,7 +374,7 @@ def proxy(proxies: tuple[Proxy, Proxy], upstream: Upstream) -> Proxy:
 def pytest_configure(config: pytest.Config) -> None:
     # LiteLLM's own import-time and call-time warnings (its pydantic types), not ours.
     for line in (
-        "ignore:.*is using the `ReadOnly` qualifier:UserWarning",
+        "ignore:.*using the `ReadOnly` qualifier:UserWarning",
         "ignore::DeprecationWarning:litellm.*",
         "ignore::pydantic.warnings.PydanticDeprecatedSince20",
         # LiteLLM keeps its cached HTTP clients open until the interpreter exits
