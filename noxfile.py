@@ -41,6 +41,7 @@ PACKAGE_SESSIONS = [
     "hf",
     "google_adk",
     "pydantic_ai",
+    "litellm",
 ]
 MYPY = "mypy>=1.13,<3"
 
@@ -144,6 +145,22 @@ def hf(session: nox.Session) -> None:
     session.install("-e", "packages/langchain")
     _pytest(session, "packages/hf/tests")
     _typecheck(session, "packages/hf/src")
+
+
+# The test pin: the newest release whose proxy extra installs from this registry (later ones
+# pin litellm-proxy releases it does not have). The package itself takes a bounded range.
+LITELLM_TEST = "litellm[proxy]==1.106.12"
+
+
+@nox.session(python=PYTHON)
+def litellm(session: nox.Session) -> None:
+    """toolerr-litellm: the real LiteLLM proxy (processes on 127.0.0.1) before a local upstream
+    written in the tests; the openai and anthropic SDKs as clients; the SDK hooks."""
+    session.install(*TEST_TOOLS)
+    session.install("-e", "shared_core", "-e", "packages/litellm[test]", LITELLM_TEST)
+    # loopback only: the proxies and the upstream listen on 127.0.0.1
+    _pytest(session, "--allow-hosts=127.0.0.1", "packages/litellm/tests", network=True)
+    _typecheck(session, "packages/litellm/src")
 
 
 @nox.session(python=PYTHON)

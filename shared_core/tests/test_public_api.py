@@ -35,6 +35,11 @@ def test_all_names_exist_once() -> None:
         "StringBan",
         "FailureLedger",
         "inspect_result",
+        "rewrite_openai_chat",
+        "rewrite_anthropic",
+        "rewrite_responses",
+        "rewrite_wire",
+        "WireRewrite",
     ):
         assert name in toolerr.__all__
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ._ban import BanCursor, PreparedVocabulary, StringBan
 from ._classify import inspect_message, inspect_result
-from ._detect import detect_failure
+from ._detect import detect_failure, normalise_client
 from ._forms import DecisionStep, ExchangeResult, find_decision_step, pair_results
 from ._layer import (
     DetectionRecord,
@@ -57,6 +57,17 @@ from ._types import (
     content_text,
     parse_arguments,
 )
+from ._wire import (
+    WIRE_FORMATS,
+    WireRewrite,
+    anthropic_to_messages,
+    openai_chat_to_messages,
+    responses_to_messages,
+    rewrite_anthropic,
+    rewrite_openai_chat,
+    rewrite_responses,
+    rewrite_wire,
+)
 
 __version__ = "0.1.0"
 
@@ -67,6 +78,7 @@ __all__ = [
     "GUIDANCE_CHECK_FIRST",
     "KINDS",
     "NOTE_PREFIX",
+    "WIRE_FORMATS",
     "BanCursor",
     "DecisionStep",
     "DetectionRecord",
@@ -90,7 +102,9 @@ __all__ = [
     "ToolLoopError",
     "ToolSafety",
     "Verdict",
+    "WireRewrite",
     "__version__",
+    "anthropic_to_messages",
     "canonical_arguments",
     "clean_text",
     "content_text",
@@ -103,12 +117,19 @@ __all__ = [
     "guidance_for",
     "inspect_message",
     "inspect_result",
+    "normalise_client",
+    "openai_chat_to_messages",
     "pair_results",
     "parse_arguments",
     "records_of",
     "register_special_tokens",
     "render_abstract",
     "render_note",
+    "responses_to_messages",
     "rewrite",
+    "rewrite_anthropic",
+    "rewrite_openai_chat",
+    "rewrite_responses",
+    "rewrite_wire",
     "safety_from_annotations",
 ]

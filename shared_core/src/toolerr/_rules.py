@@ -174,6 +174,8 @@ CLIENT_ALIASES: dict[str, str] = {
     "qwencode": "qwen-code",  # User-Agent "QwenCode/..." (appendix A)
     "codex-cli": "codex",
     "codex-rs": "codex",
+    "codex-cli-rs": "codex",  # User-Agent "codex_cli_rs/0.50.0 (...)"
+    "codex-exec": "codex",
     "kilo": "kilo-code",
     "kilocode": "kilo-code",  # User-Agent "Kilo-Code/..." (appendix A)
     "open-code": "opencode",
