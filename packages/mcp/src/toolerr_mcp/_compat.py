@@ -257,7 +257,10 @@ class ToolCaller:
         self._validators: dict[str, tuple[Any, Any]] = {}
 
     def learn_tools(self, tools: Sequence[Any]) -> None:
-        self._schemas = {tool.name: getattr(tool, "outputSchema", None) for tool in tools}
+        self._schemas = {
+            tool.name: getattr(tool, "output_schema", None) or getattr(tool, "outputSchema", None)
+            for tool in tools
+        }
 
     async def call(self, session: Any, name: str, arguments: dict[str, Any], timeout: float | None) -> Any:
         if MCP_MAJOR >= 2 or name not in self._schemas:
