@@ -651,14 +651,31 @@ class Proxy:
     async def serve_stdio(self) -> None:
         """Serve over this process's stdin and stdout until the client closes them."""
         loop = asyncio.get_running_loop()
-        reader = asyncio.StreamReader(limit=_LINE_LIMIT)
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin.buffer)
-        transport, protocol = await loop.connect_write_pipe(
-            asyncio.streams.FlowControlMixin, sys.stdout.buffer
-        )
-        writer = asyncio.StreamWriter(transport, protocol, None, loop)
+        receive: Callable[[], Awaitable[bytes]]
+        write: Write
+        try:
+            reader = asyncio.StreamReader(limit=_LINE_LIMIT)
+            await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin.buffer)
+            receive = reader.readline
+        except (OSError, ValueError):  # not a pipe (a file): read it in a thread
+            stdin = sys.stdin.buffer
 
-        await self.serve(reader.readline, writer.write)
+            async def receive() -> bytes:
+                return await asyncio.to_thread(stdin.readline)
+
+        try:
+            transport, protocol = await loop.connect_write_pipe(
+                asyncio.streams.FlowControlMixin, sys.stdout.buffer
+            )
+            write = asyncio.StreamWriter(transport, protocol, None, loop).write
+        except (OSError, ValueError):  # not a pipe (a file): plain writes
+            stdout = sys.stdout.buffer
+
+            def write(line: bytes) -> None:
+                stdout.write(line)
+                stdout.flush()
+
+        await self.serve(receive, write)
 
 
 def _version() -> str:
