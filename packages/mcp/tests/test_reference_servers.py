@@ -86,11 +86,16 @@ class Client:
         self.roots = roots or ["file:///srv/workspace"]
         self.sampled: list[Any] = []
         self.logs: list[Any] = []
+        self.elicited: list[str] = []
 
     async def sampling(self, context: Any, params: Any) -> Any:
         self.sampled.append(params.max_tokens if hasattr(params, "max_tokens") else params.maxTokens)
         text = types.TextContent(type="text", text="a sampled answer")
         return types.CreateMessageResult(role="assistant", content=text, model="scripted")
+
+    async def elicit(self, context: Any, params: Any) -> Any:
+        self.elicited.append(params.message)
+        return types.ElicitResult(action="decline")
 
     async def list_roots(self, context: Any) -> Any:
         return types.ListRootsResult(roots=[types.Root(uri=uri) for uri in self.roots])  # type: ignore[arg-type]
@@ -115,6 +120,7 @@ async def connect(
                 write,
                 sampling_callback=client.sampling,
                 list_roots_callback=client.list_roots,
+                elicitation_callback=client.elicit,
                 logging_callback=client.logging,
             ) as session,
         ):
@@ -220,7 +226,8 @@ async def test_everything_server() -> None:
     assert set(direct["init"]["capabilities"]) >= {"logging", "completions", "resources", "tools", "tasks"}
     assert proxied["tools"] == direct["tools"]
     names = [t["name"] for t in direct["tools"]]
-    assert "trigger-sampling-request" in names and "get-roots-list" in names  # offered: sampling, roots
+    # offered by the client: sampling, roots, elicitation
+    assert {"trigger-sampling-request", "get-roots-list", "trigger-elicitation-request"} <= set(names)
     assert proxied["results"] == direct["results"]
 
 
@@ -247,6 +254,7 @@ async def test_everything_progress_sampling_roots() -> None:
                     "trigger-sampling-request", {"prompt": "hi", "maxTokens": 7}
                 )
                 roots = await session.call_tool("get-roots-list", {})
+                elicited = await session.call_tool("trigger-elicitation-request", {})
         seen.append(
             {
                 "progress": progress,
@@ -254,6 +262,8 @@ async def test_everything_progress_sampling_roots() -> None:
                 "sampled": dump(sampled),
                 "sampling_requests": client.sampled,
                 "roots": dump(roots),
+                "elicited": dump(elicited),
+                "elicitation_requests": client.elicited,
             }
         )
     direct, proxied = seen
@@ -262,6 +272,8 @@ async def test_everything_progress_sampling_roots() -> None:
     assert direct["sampling_requests"] == [7]
     assert "a sampled answer" in str(direct["sampled"])
     assert "file:///srv/workspace" in str(direct["roots"])
+    assert len(direct["elicitation_requests"]) == 1
+    assert "decline" in str(direct["elicited"])
 
 
 async def test_filesystem_server_with_the_clients_roots(tmp_path: Path) -> None:

@@ -34,7 +34,7 @@ from typing import Any, TextIO
 from toolerr import Policy, ToolLoopError
 
 from . import _compat
-from ._recovery import TRANSPORT_ERRORS, CallRecovery
+from ._recovery import CallRecovery
 
 logger = logging.getLogger("toolerr")
 
@@ -68,9 +68,6 @@ class UpstreamLost(UpstreamError, ConnectionResetError):
 
 class UpstreamNotReady(UpstreamError, TimeoutError):
     """The upstream did not answer ``initialize`` within the start-up timeout."""
-
-
-_ = TRANSPORT_ERRORS  # the exceptions the session entry points catch; the proxy catches all
 
 
 class Upstream:
@@ -513,7 +510,7 @@ class Proxy:
                 )
             result = _compat.CallToolResult.model_validate(response.get("result"))
             if not _compat.is_error(result):
-                self._caller._validate(name, result)
+                self._caller.validate(name, result)
             answered.append((result, raw))
             return result
 
