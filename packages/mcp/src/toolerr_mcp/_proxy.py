@@ -222,6 +222,12 @@ def _result_line(request_id: Any, result: Any) -> bytes:
     )
 
 
+def _task_augmented(message: dict[str, Any]) -> bool:
+    """A ``tools/call`` run as a task: answered with a task, not a result (relayed as is)."""
+    params = message.get("params")
+    return isinstance(params, dict) and params.get("task") is not None
+
+
 def _decode(line: bytes) -> tuple[Any, bytes]:
     """The message of a line and the bytes to relay (invalid UTF-8 replaced)."""
     try:
@@ -618,7 +624,7 @@ class Proxy:
             return
         if method == "initialize":
             await self._initialize(message, line)
-        elif method == "tools/call":
+        elif method == "tools/call" and not _task_augmented(message):
             task = asyncio.ensure_future(self._tool_call(message, line))
             self._calls[message.get("id")] = task
         else:
