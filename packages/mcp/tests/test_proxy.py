@@ -279,3 +279,19 @@ async def test_structured_content_that_breaks_its_schema_is_reported(tmp_path: P
         assert compat.is_error(result)
         assert "Invalid structured content returned by tool schema" in texts(result)[0]
         assert meta(result)["failed"] is True
+
+
+async def test_a_start_failure_blocks_nothing_once_the_server_runs(tmp_path: Path) -> None:
+    """With block, the calls that failed while the server could not start are not blocked
+    once it runs (their failure was the configuration's, not theirs)."""
+    flag = tmp_path / "fail-next-start"
+    flag.write_text("1")
+    upstream = (sys.executable, servers.SCRIPT, "fail-if-flag", str(flag))
+    async with proxied(tmp_path, *upstream, options=("--loop-action", "block")) as (session, _):
+        flag.write_text("1")  # the start at initialize failed; the next one fails too
+        with anyio.fail_after(60):
+            failed = await session.call_tool("echo", {"text": "x"})
+            assert meta(failed)["kind"] == "unrecoverable"
+            assert "echo" in [t.name for t in (await session.list_tools()).tools]  # it starts now
+            again = await session.call_tool("echo", {"text": "x"})
+    assert texts(again) == ["x"]

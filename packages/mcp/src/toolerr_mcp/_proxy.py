@@ -263,6 +263,8 @@ class Proxy:
         # Every failure to get a result from the upstream is a failed call for the client
         # (a result that fails its output schema, a closed connection ...), never a crash.
         self.recovery = CallRecovery(policy, catch=(Exception,), **options)
+        self._recovery_options = (policy, dict(options))
+        self._start_failures = 0  # failed starts since the upstream last ran
         self.call_timeout = call_timeout if call_timeout and call_timeout > 0 else None
         self._caller = _compat.ToolCaller()
         self._write: Write | None = None
@@ -423,6 +425,7 @@ class Proxy:
         if text != self._start_error:
             logger.error("toolerr-mcp: %s", text)
         self._start_error = text
+        self._start_failures += 1
         return UpstreamUnavailable(text)
 
     async def _ensure_started(self) -> None:
@@ -435,6 +438,12 @@ class Proxy:
             if self._init_params is None:
                 raise UpstreamUnavailable("the client has not sent initialize yet")
             await self._start(None)
+            if self._start_failures:
+                # The calls that failed while it could not start say nothing about the calls
+                # now that it runs: a fresh ledger, so that none of them stays blocked.
+                policy, options = self._recovery_options
+                self.recovery = CallRecovery(policy, catch=(Exception,), **options)
+                self._start_failures = 0
             if self._initialized:
                 self.upstream.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
                 self._spawn(self._learn_tools())
