@@ -37,6 +37,7 @@ PACKAGE_SESSIONS = [
     "openai_agents",
     "mcp(sdk='2.x')",
     "mcp(sdk='1.x')",
+    "mcp_servers",
     "integration",
     "hf",
     "google_adk",
@@ -124,6 +125,48 @@ def pydantic_ai(session: nox.Session) -> None:
     session.install("-e", "shared_core", "-e", "packages/pydantic-ai[test]")
     _pytest(session, "packages/pydantic-ai/tests")
     _typecheck(session, "packages/pydantic-ai/src")
+
+
+# The MCP reference servers the proxy is tested in front of: from PyPI (they pin
+# mcp>=2.3: a venv of their own) and npm (Node 20; installed into a cache folder).
+MCP_REFERENCE_PYPI = [
+    "mcp-server-time==2026.10.19",
+    "mcp-server-git==2026.10.19",
+    "mcp-server-fetch==2026.10.24",
+]
+MCP_REFERENCE_NPM = [
+    "@modelcontextprotocol/server-everything@2026.8.31",
+    "@modelcontextprotocol/server-filesystem@2026.8.31",
+]
+
+
+@nox.session(python=PYTHON)
+def mcp_servers(session: nox.Session) -> None:
+    """The toolerr-mcp proxy in front of the MCP reference servers (time, git, fetch from
+    PyPI; everything, filesystem from npm), direct against through the proxy."""
+    session.install(*TEST_TOOLS)
+    session.install("-e", "shared_core", "-e", "packages/mcp", *MCP_SDKS["2.x"])
+    venv = ROOT / ".nox" / "mcp-reference-servers"
+    if not (venv / "bin" / "python").exists():
+        session.run("python", "-m", "venv", str(venv))
+    session.run(
+        str(venv / "bin" / "python"), "-m", "pip", "install", "-q", *MCP_REFERENCE_PYPI, external=True
+    )
+    npm = ROOT / ".nox" / "npm"
+    session.run(
+        "npm",
+        "install",
+        "--prefix",
+        str(npm),
+        "--no-audit",
+        "--no-fund",
+        "--silent",
+        *MCP_REFERENCE_NPM,
+        external=True,
+    )
+    session.env["TOOLERR_MCP_REFERENCE_BIN"] = str(venv / "bin")
+    session.env["TOOLERR_MCP_NPM_BIN"] = str(npm / "node_modules" / ".bin")
+    _pytest(session, "packages/mcp/tests/test_reference_servers.py")
 
 
 def _install_hf(session: nox.Session, *extras: str) -> None:

@@ -136,11 +136,18 @@ async def bench_session(calls: int, warmup: int) -> dict[str, Any]:
     return results
 
 
-async def bench_proxy(calls: int, warmup: int) -> dict[str, Any]:
+async def bench_proxy(
+    calls: int,
+    warmup: int,
+    upstream: list[str] | None = None,
+    tool: str = "echo",
+    arguments: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     from mcp import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    upstream = [sys.executable, os.path.abspath(__file__), "--serve"]
+    upstream = upstream or [sys.executable, os.path.abspath(__file__), "--serve"]
+    arguments = {"text": "hello"} if arguments is None else arguments
     env = dict(os.environ)
     direct_params = StdioServerParameters(command=upstream[0], args=upstream[1:], env=env)
     proxy_params = StdioServerParameters(
@@ -159,13 +166,42 @@ async def bench_proxy(calls: int, warmup: int) -> dict[str, Any]:
             await proxy_session.list_tools()
 
             async def direct_call() -> Any:
-                return await direct_session.call_tool("echo", {"text": "hello"})
+                return await direct_session.call_tool(tool, arguments)
 
             async def proxy_call() -> Any:
-                return await proxy_session.call_tool("echo", {"text": "hello"})
+                return await proxy_session.call_tool(tool, arguments)
 
             rounds = [await _alternate(direct_call, proxy_call, calls, warmup) for _ in range(ROUNDS)]
     return {"success": _summary(rounds)}
+
+
+def _bench_upstream(args: argparse.Namespace) -> int:
+    """The proxy alone, in front of a given server (``--upstream``)."""
+    import shlex
+    from importlib.metadata import version
+
+    import anyio
+
+    calls = args.calls or (100 if args.quick else 500)
+    upstream = shlex.split(args.upstream)
+    load_before = os.getloadavg()
+    proxy = anyio.run(
+        bench_proxy, calls, 10 if args.quick else 50, upstream, args.tool, json.loads(args.arguments)
+    )
+    report = {
+        "benchmark": "mcp-proxy",
+        "upstream": args.upstream,
+        "tool": args.tool,
+        "python": platform.python_version(),
+        "mcp": version("mcp"),
+        "cpus": os.cpu_count(),
+        "load_average_before_after": [round(load_before[0], 2), round(os.getloadavg()[0], 2)],
+        "proxy": proxy,
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=2) + "\n")
+    print(json.dumps(report, indent=2))
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -174,10 +210,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="a fast smoke run")
     parser.add_argument("--calls", type=int, default=None, help="calls per measurement")
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument(
+        "--upstream",
+        default=None,
+        help="proxy only, in front of this server command line (e.g. a reference server)",
+    )
+    parser.add_argument("--tool", default="echo", help="with --upstream: the tool to call")
+    parser.add_argument(
+        "--arguments", default='{"text": "hello"}', help="with --upstream: its arguments (JSON)"
+    )
     args = parser.parse_args(argv)
     if args.serve:
         make_server().run()
         return 0
+    if args.upstream:
+        return _bench_upstream(args)
 
     import logging
     from importlib.metadata import version

@@ -748,3 +748,49 @@ def test_huge_inputs_that_differ_in_size_stay_distinct() -> None:
     a = canonical_arguments({"rows": list(range(100_000))})
     b = canonical_arguments({"rows": list(range(100_001))})
     assert a != b
+
+
+def test_family_repeat_needs_the_same_diagnosis() -> None:
+    ledger = FailureLedger()
+    errors = [
+        "1 validation error: field 'unit' is required",
+        "1 validation error: 'value' should be a valid integer",
+        "Error: unknown argument 'units'; expected one of value, unit",
+    ]
+    reports = [
+        ledger.record("convert", {"attempt": i}, FIXABLE, diagnosis=text) for i, text in enumerate(errors)
+    ]
+    # three different validation errors: each fix changed the error, not a loop
+    assert not any(r.same_family for r in reports)
+    assert not any(r.is_loop for r in reports)
+
+
+def test_family_repeat_with_the_same_diagnosis_and_other_values() -> None:
+    ledger = FailureLedger()
+    texts = [
+        "File '/a/b.txt' not found (line 3)",
+        "File '/a/c.txt' not found (line 7)",
+        "File x/y not found (line 9)",
+    ]
+    reports = [ledger.record("read", {"p": i}, FIXABLE, diagnosis=text) for i, text in enumerate(texts)]
+    assert reports[1].same_family and reports[1].family_count == 1
+    assert reports[2].same_family and reports[2].family_count == 2
+    assert reports[2].is_loop
+    decision = decide_loop(reports[2], loop_action="note")
+    assert "keeps failing with the same error (validation)" in decision.reason
+
+
+def test_block_never_applies_to_an_ambiguous_failure() -> None:
+    ledger = FailureLedger()
+    ledger.record("read_file", {"path": "notes.txt"}, AMBIGUOUS)  # missing: may exist later
+    ledger.record("write_file", {"path": "notes.txt", "text": "x"}, OK)
+    report = ledger.check("read_file", {"path": "notes.txt"})
+    assert report.is_loop  # still reported: the note says so
+    decision = decide_loop(report, loop_action="block")
+    assert decision.action == "note"  # the call reaches the tool
+    assert decide_loop(report, loop_action="stop").action == "stop"
+    # a fixable or unrecoverable identical repeat is still blocked
+    ledger.record("read_file", {"path": "/etc/shadow"}, UNRECOVERABLE)
+    assert (
+        decide_loop(ledger.check("read_file", {"path": "/etc/shadow"}), loop_action="block").action == "block"
+    )

@@ -77,7 +77,7 @@ async def test_without_the_interceptor_a_json_rpc_error_raises() -> None:
 
 
 async def test_repeat_is_blocked_without_reaching_the_server() -> None:
-    interceptor = ToolErrorInterceptor()
+    interceptor = ToolErrorInterceptor(loop_action="block")
     async with servers.connect(servers.make_server()) as session:
         tools = await load_mcp_tools(session, tool_interceptors=[interceptor])
         write = by_name(tools, "write_file")

@@ -189,14 +189,20 @@ async def test_upstream_that_cannot_start(tmp_path: Path) -> None:
     async with proxied(tmp_path, *upstream) as (session, stderr):
         with pytest.raises(compat.MCP_ERROR, match="could not be started"):
             await session.list_tools()
-        with anyio.fail_after(60):
-            result = await session.call_tool("echo", {"text": "x"})
-        assert compat.is_error(result)
-        assert "could not be started" in texts(result)[0]
-        assert "exit-at-start" in texts(result)[0]
-        assert meta(result)["kind"] == "transient"
-        assert meta(result)["outcome"] == "not_executed"  # the call never reached it
-        assert texts(result)[-1] == toolerr.GUIDANCE["transient"]
+        for _ in range(4):  # each call tries to start it again; none invites a retry
+            with anyio.fail_after(60):
+                result = await session.call_tool("echo", {"text": "x"})
+            assert compat.is_error(result)
+            text = texts(result)[0]
+            assert "could not be started" in text
+            assert "exit-at-start" in text  # the command
+            assert "exited with status 2" in text  # its exit status
+            assert "test server: cannot start (missing configuration)" in text  # its last stderr lines
+            assert "configuration problem" in text
+            assert meta(result)["kind"] == "unrecoverable"
+            assert toolerr.GUIDANCE["unrecoverable"] in texts(result)[-1]
+            assert "Retrying the same call is expected" not in " ".join(texts(result))
+            assert "was not executed" not in text  # never blocked: the server is asked each time
     log = stderr.read_text()
     assert "could not be started" in log
     assert "test server: cannot start (missing configuration)" in log
@@ -221,14 +227,25 @@ async def test_upstream_that_fails_once_then_starts(tmp_path: Path) -> None:
 
 
 async def test_upstream_that_hangs_at_start(tmp_path: Path) -> None:
+    """initialize is answered within the start-up timeout, with an error that says why."""
     upstream = (sys.executable, servers.SCRIPT, "hang-at-start")
-    started = time.monotonic()
-    async with proxied(tmp_path, *upstream, options=("--startup-timeout", "1")) as (session, _):
-        with anyio.fail_after(60):
-            result = await session.call_tool("echo", {"text": "x"})
-        assert compat.is_error(result)
-        assert "could not be started" in texts(result)[0]
-    assert time.monotonic() - started < 45
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "toolerr_mcp", "proxy", "--startup-timeout", "1", "--", *upstream],
+        env=dict(os.environ),
+    )
+    with (tmp_path / "stderr.txt").open("w") as errlog:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            started = time.monotonic()
+            with (
+                anyio.fail_after(20),
+                pytest.raises(compat.MCP_ERROR, match="did not answer initialize within 1 s"),
+            ):
+                await session.initialize()
+            assert time.monotonic() - started < 10
 
 
 # -- a misbehaving upstream ----------------------------------------------------------------
@@ -262,3 +279,19 @@ async def test_structured_content_that_breaks_its_schema_is_reported(tmp_path: P
         assert compat.is_error(result)
         assert "Invalid structured content returned by tool schema" in texts(result)[0]
         assert meta(result)["failed"] is True
+
+
+async def test_a_start_failure_blocks_nothing_once_the_server_runs(tmp_path: Path) -> None:
+    """With block, the calls that failed while the server could not start are not blocked
+    once it runs (their failure was the configuration's, not theirs)."""
+    flag = tmp_path / "fail-next-start"
+    flag.write_text("1")
+    upstream = (sys.executable, servers.SCRIPT, "fail-if-flag", str(flag))
+    async with proxied(tmp_path, *upstream, options=("--loop-action", "block")) as (session, _):
+        flag.write_text("1")  # the start at initialize failed; the next one fails too
+        with anyio.fail_after(60):
+            failed = await session.call_tool("echo", {"text": "x"})
+            assert meta(failed)["kind"] == "unrecoverable"
+            assert "echo" in [t.name for t in (await session.list_tools()).tools]  # it starts now
+            again = await session.call_tool("echo", {"text": "x"})
+    assert texts(again) == ["x"]

@@ -208,7 +208,22 @@ async def test_timeout_from_the_session_default() -> None:
 # -- loops ---------------------------------------------------------------------------------
 
 
-async def test_block_answers_an_identical_repeat_without_the_server(session: RecoveringSession) -> None:
+async def test_loops_are_noted_by_default(session: RecoveringSession) -> None:
+    args = {"path": "/etc/passwd", "text": "x"}
+    await session.call_tool("write_file", args)
+    second = await session.call_tool("write_file", dict(args))
+    assert (await stats(session))["write_file"] == 2  # the default loop action is note
+    assert meta(second)["loop"] is not None
+
+
+async def test_block_answers_an_identical_repeat_without_the_server() -> None:
+    async with servers.connect(servers.make_server()) as inner:
+        session = RecoveringSession(inner, loop_action="block")
+        await session.list_tools()
+        await _block_answers_an_identical_repeat(session)
+
+
+async def _block_answers_an_identical_repeat(session: RecoveringSession) -> None:
     args = {"path": "/etc/passwd", "text": "x"}
     first = await session.call_tool("write_file", args)
     second = await session.call_tool("write_file", dict(args))
@@ -225,7 +240,7 @@ async def test_block_answers_an_identical_repeat_without_the_server(session: Rec
 
 async def test_transient_retries_reach_the_server_within_the_budget() -> None:
     async with servers.connect(servers.make_server()) as inner:
-        session = RecoveringSession(inner, retry_budget=2)
+        session = RecoveringSession(inner, retry_budget=2, loop_action="block")
         await session.list_tools()
         results = [await session.call_tool("search", {"query": "q"}) for _ in range(5)]
         # attempts 1..3 (two retries) run; then the failure counts as unrecoverable

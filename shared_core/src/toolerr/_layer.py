@@ -235,7 +235,12 @@ class ToolErrorLayer:
             elif position < tail and call.name not in failed_tools:
                 continue
             reports[result.index] = ledger.record(
-                call.name, call.arguments, verdict, raw=call.raw_arguments, call_id=call.id
+                call.name,
+                call.arguments,
+                verdict,
+                raw=call.raw_arguments,
+                call_id=call.id,
+                diagnosis=result.message.text if verdict.failed else None,
             )
         return ledger, reports
 

@@ -30,6 +30,10 @@ Counting conventions (all per canonical call ``(tool, canonical arguments)``):
   non-transient kind. A success of the tool (any arguments) resets its family counts: the
   model recovered. The family of a call is known only from its result, so ``check()``
   reports same-family repeats only when given ``family=``; ``record()`` passes its verdict's.
+  When the caller gives the failure's text (``diagnosis=``), a family repeat also needs the
+  same diagnosis (the text with quoted values, paths and numbers taken out): three
+  different validation errors in a row are three fixes that each changed the error, not a
+  loop.
 * A cycle counts only when one of its calls' latest result is a failure that is not a
   transient one within its budget (a retry/wait pattern is not a loop).
 """
@@ -475,6 +479,29 @@ class _Family:
     latest: FailedCall
 
 
+_QUOTED = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"|`[^`\n]*`")
+_PATHLIKE = re.compile(r"\S*[/\\]\S*")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_SPACES = re.compile(r"\s+")
+_DIAGNOSIS_CHARS = 300
+
+
+def diagnosis_key(text: str) -> str:
+    """What a failure's text says is wrong, without the values that change with the
+    arguments: quoted values, paths and numbers taken out, white space and case folded.
+    Two failures of a family with the same key have the same diagnosis."""
+    text = _QUOTED.sub("_", text[: 4 * _DIAGNOSIS_CHARS])
+    text = _PATHLIKE.sub("_", text)
+    text = _NUMBER.sub("#", text)
+    return _SPACES.sub(" ", text).strip().lower()[:_DIAGNOSIS_CHARS]
+
+
+def _family_key(family: str | None, diagnosis: str | None) -> str | None:
+    if family is None or diagnosis is None:
+        return family
+    return f"{family}\x1f{diagnosis_key(diagnosis)}"
+
+
 _Signature = tuple[str, str]
 
 
@@ -542,18 +569,26 @@ class FailureLedger:
     # -- queries -------------------------------------------------------------------
 
     def check(
-        self, name: str, arguments: Any, raw: str | None = None, *, family: str | None = None
+        self,
+        name: str,
+        arguments: Any,
+        raw: str | None = None,
+        *,
+        family: str | None = None,
+        diagnosis: str | None = None,
     ) -> RepeatReport:
         """What this call would be, before executing it. Pure: the ledger does not change.
 
         ``family``: the error family the call failed with, when known (``record`` passes its
         verdict's); without it same-family repeats cannot be told and are not reported.
+        ``diagnosis``: the failure's text, when known: a family repeat then also needs the
+        same diagnosis (see :func:`diagnosis_key`).
         """
         _check_name(name)
         canonical = canonical_arguments(arguments if arguments is not None or raw is None else raw)
         exact = exact_arguments(arguments, raw)
         with self._lock:
-            return self._report(name, canonical, exact, family)
+            return self._report(name, canonical, exact, _family_key(family, diagnosis))
 
     def _report(self, name: str, canonical: str, exact: str, family: str | None) -> RepeatReport:
         cycle = self._cycle((name, canonical))
@@ -675,23 +710,26 @@ class FailureLedger:
         *,
         raw: str | None = None,
         call_id: str | None = None,
+        diagnosis: str | None = None,
     ) -> RepeatReport:
         """Record an executed call and its result; returns the report :meth:`check` would
         have given before recording (with the verdict's family, for same-family repeats).
 
         ``verdict`` ``None`` or not failed is a success: it clears the failure entry of the
-        same canonical call and the tool's family counts.
+        same canonical call and the tool's family counts. ``diagnosis``: the failure's text,
+        when known (a family repeat then also needs the same diagnosis).
         """
         _check_name(name)
         if verdict is not None and not isinstance(verdict, Verdict):
             raise TypeError(f"verdict must be a toolerr.Verdict or None, not {type(verdict).__name__}")
         failed = verdict is not None and verdict.failed
         family = verdict.family if verdict is not None and failed else None
+        counted = _family_key(family, diagnosis)
         canonical = canonical_arguments(arguments if arguments is not None or raw is None else raw)
         exact = exact_arguments(arguments, raw)
         key = (name, canonical)
         with self._lock:
-            report = self._report(name, canonical, exact, family)
+            report = self._report(name, canonical, exact, counted)
             self._step += 1
             if verdict is None or not verdict.failed:
                 self._entries.pop(key, None)
@@ -716,8 +754,8 @@ class FailureLedger:
             entry.step = self._step
             entry.call_id = call_id
             entry.count += 1
-            if family is not None:
-                self._count_family(name, family, entry.frozen(exact))
+            if counted is not None:
+                self._count_family(name, counted, entry.frozen(exact))
             counts = entry.kind != "transient" or entry.count > self.retry_budget
             self._recent.append((name, canonical, counts))
             return report
@@ -808,8 +846,9 @@ def decide_loop(
 
     ``allow`` when the call is not a loop (a transient retry within the budget is allowed);
     on a loop, ``note`` and ``stop`` as the loop action says, and ``block`` only for an
-    identical (exact or canonical) repeat of a failed non-transient call or of a transient
-    one over its budget (other loops get ``note``). ``previous_kind`` overrides the kind of
+    identical (exact or canonical) repeat of a fixable or unrecoverable failure or of a
+    transient one over its budget (other loops, and every repeat of an ambiguous failure,
+    get ``note``). ``previous_kind`` overrides the kind of
     the repeated failure (e.g. its :meth:`FailureLedger.effective_kind`).
     """
     if loop_action not in _LOOP_ACTIONS:
@@ -845,7 +884,10 @@ def decide_loop(
         what = f"the same error ({_cap(family, 60)})" if family else "the same error"
         reason = f"{name} keeps failing with {what} even with changed arguments."
     if loop_action == "block":
-        action: Literal["note", "block", "stop"] = "block" if cause in ("repeat", "budget") else "note"
+        # Only a call that will fail again is blocked: never the repeat of an ambiguous
+        # failure (a missing file may exist now: the call must reach the tool).
+        blockable = cause == "budget" or (cause == "repeat" and kind != "ambiguous")
+        action: Literal["note", "block", "stop"] = "block" if blockable else "note"
     else:
         action = loop_action
     return LoopDecision(action, reason, report)

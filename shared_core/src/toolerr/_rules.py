@@ -1378,6 +1378,8 @@ EXCEPTIONS: tuple[ExceptionRule, ...] = (
     ExceptionRule(_B, "NotImplementedError", None, "not_implemented", None, True, "a bug inside the tool"),
     ExceptionRule(_B, "MemoryError", None, "MemoryError", None, True, "resource exhaustion inside the tool"),
     ExceptionRule("asyncio", "TimeoutError", T, "timeout", UO, source="asyncio.TimeoutError (Python 3.10)"),
+    # toolerr-mcp's proxy: its upstream server cannot start (a configuration failure)
+    ExceptionRule("toolerr_mcp", "UpstreamUnavailable", U, "server_start", None, True, "toolerr-mcp proxy"),
     ExceptionRule("asyncio", "CancelledError", None, "cancelled", None, True, "asyncio cancellation"),
     ExceptionRule("concurrent.futures", "TimeoutError", T, "timeout", UO, source="concurrent.futures (3.10)"),
     ExceptionRule(

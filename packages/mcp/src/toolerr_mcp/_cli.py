@@ -64,10 +64,12 @@ def build_parser() -> argparse.ArgumentParser:
     proxy.add_argument(
         "--loop-action",
         choices=("block", "note", "stop"),
-        default="block",
+        default="note",
         help=(
-            "an identical repeat of a failed non-transient call: block it without reaching the "
-            "server (default), note it in the result, or stop (answer with an error that says so)"
+            "a repeated failing call: note it in the result (default); block: answer an identical "
+            "repeat of a fixable or unrecoverable failure (or of a temporary one over the retry "
+            "budget) without reaching the server, never one of an ambiguous failure; stop: answer "
+            "with an error that says toolerr stopped the run"
         ),
     )
     proxy.add_argument(
@@ -83,9 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
     proxy.add_argument(
         "--startup-timeout",
         type=float,
-        default=30.0,
+        default=10.0,
         metavar="SECONDS",
-        help="longest wait for the upstream server to start (default 30)",
+        help="longest wait for the upstream server to answer initialize (default 10)",
     )
     proxy.add_argument(
         "--tool-safety",

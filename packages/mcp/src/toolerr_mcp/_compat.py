@@ -12,7 +12,7 @@ package type-checks against either major.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
@@ -25,7 +25,6 @@ __all__ = [
     "CallToolResult",
     "ListToolsResult",
     "Tool",
-    "build_server",
     "error_code",
     "is_error",
     "make_mcp_error",
@@ -33,7 +32,6 @@ __all__ = [
     "paginated",
     "read_timeout",
     "result_with",
-    "stdio_parameters",
     "text_block",
 ]
 
@@ -152,104 +150,11 @@ def read_timeout(seconds: float | None) -> Any:
     return timedelta(seconds=seconds) if MCP_MAJOR < 2 else float(seconds)
 
 
-def stdio_parameters(
-    command: str, args: Sequence[str], *, env: Mapping[str, str] | None = None, cwd: str | None = None
-) -> Any:
-    """Parameters for ``stdio_client``; bytes that are not UTF-8 are replaced, never fatal."""
-    from mcp.client.stdio import StdioServerParameters
-
-    return StdioServerParameters(
-        command=command,
-        args=list(args),
-        env=dict(env) if env is not None else None,
-        cwd=cwd,
-        encoding_error_handler="replace",
-    )
-
-
-ListTools = Callable[[], Awaitable[types.ListToolsResult]]
-CallTool = Callable[[str, dict[str, Any]], Awaitable[types.CallToolResult]]
-Forward = Callable[[Any], Awaitable[Any]]
-
-FORWARDED: dict[str, str] = {
-    "list_resources": "ListResourcesRequest",
-    "list_resource_templates": "ListResourceTemplatesRequest",
-    "read_resource": "ReadResourceRequest",
-    "list_prompts": "ListPromptsRequest",
-    "get_prompt": "GetPromptRequest",
-}
-"""Requests the proxy forwards as they are: handler name -> the request type's name (1.x)."""
-
-
-def build_server(
-    name: str,
-    *,
-    version: str = "",
-    instructions: str | None = None,
-    list_tools: ListTools,
-    call_tool: CallTool,
-    forward: Mapping[str, Forward] | None = None,
-) -> Any:
-    """A low-level MCP server that answers ``tools/list`` and ``tools/call`` with the given
-    coroutines, the results passed on exactly as returned. ``forward`` maps names of
-    :data:`FORWARDED` to coroutines that take the request's params and return its result.
-    Run it with ``await server.run(read, write, server.create_initialization_options())``."""
-    lowlevel = importlib.import_module("mcp.server.lowlevel")
-    forward = {key: value for key, value in (forward or {}).items() if key in FORWARDED}
-    if MCP_MAJOR >= 2:
-
-        async def on_list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-            return await list_tools()
-
-        async def on_call_tool(ctx: Any, params: Any) -> types.CallToolResult:
-            return await call_tool(params.name, dict(params.arguments or {}))
-
-        handlers: dict[str, Any] = {}
-        for key, target in forward.items():
-
-            async def handler(ctx: Any, params: Any, target: Forward = target) -> Any:
-                return await target(params)
-
-            handlers[f"on_{key}"] = handler
-        return lowlevel.Server(
-            name,
-            version=version,
-            instructions=instructions,
-            on_list_tools=on_list_tools,
-            on_call_tool=on_call_tool,
-            **handlers,
-        )
-
-    server = lowlevel.Server(name, version=version or None, instructions=instructions)
-    wrap: Any = types.ServerResult  # a root model in 1.x (a plain union in 2.x)
-
-    async def handle_list_tools(request: Any) -> Any:
-        return wrap(await list_tools())
-
-    async def handle_call_tool(request: Any) -> Any:
-        params = request.params
-        result = await call_tool(params.name, dict(params.arguments or {}))
-        return wrap(result)
-
-    server.request_handlers[types.ListToolsRequest] = handle_list_tools
-    server.request_handlers[types.CallToolRequest] = handle_call_tool
-    for key, target in forward.items():
-
-        async def handle(request: Any, target: Forward = target) -> Any:
-            return wrap(await target(request.params))
-
-        server.request_handlers[getattr(types, FORWARDED[key])] = handle
-    return server
-
-
 class ToolCaller:
-    """``ClientSession.call_tool`` for the proxy.
-
-    With mcp 2.x it is the session's own (it caches compiled output-schema validators).
-    mcp 1.x compiles the tool's output schema again on every call (about half a
-    millisecond); here the request is sent as ``call_tool`` sends it and the structured
-    content is checked the same way with a validator compiled once per schema, raising
-    the same ``RuntimeError`` texts.
+    """The output-schema check of ``ClientSession.call_tool``, for the proxy (which relays
+    the upstream's messages without a client session): the structured content of a
+    successful result is checked against the tool's output schema with a validator
+    compiled once per schema, raising the SDK's ``RuntimeError`` texts.
     """
 
     def __init__(self) -> None:
@@ -257,23 +162,12 @@ class ToolCaller:
         self._validators: dict[str, tuple[Any, Any]] = {}
 
     def learn_tools(self, tools: Sequence[Any]) -> None:
-        self._schemas = {tool.name: getattr(tool, "outputSchema", None) for tool in tools}
+        self._schemas = {
+            tool.name: getattr(tool, "output_schema", None) or getattr(tool, "outputSchema", None)
+            for tool in tools
+        }
 
-    async def call(self, session: Any, name: str, arguments: dict[str, Any], timeout: float | None) -> Any:
-        if MCP_MAJOR >= 2 or name not in self._schemas:
-            return await session.call_tool(name, arguments, read_timeout(timeout))
-        client_request: Any = types.ClientRequest  # a root model in 1.x
-        request = client_request(
-            types.CallToolRequest(params=types.CallToolRequestParams(name=name, arguments=arguments))
-        )
-        result = await session.send_request(
-            request, types.CallToolResult, request_read_timeout_seconds=read_timeout(timeout)
-        )
-        if not is_error(result):
-            self._validate(name, result)
-        return result
-
-    def _validate(self, name: str, result: Any) -> None:
+    def validate(self, name: str, result: Any) -> None:
         schema = self._schemas.get(name)
         if schema is None:
             return

@@ -28,8 +28,8 @@ class ToolErrorInterceptor:
     its original content and the guidance appended as a text block, so the agent gets a
     ``ToolMessage`` with ``status="error"`` instead of a crashed run; an identical repeat of
     a failed non-transient call is answered without reaching the server
-    (``loop_action="block"``, the default). Results an inner interceptor turned into a
-    ``ToolMessage`` or ``Command`` pass through.
+    with ``loop_action="block"`` (the default, ``"note"``, runs it and says so). Results
+    an inner interceptor turned into a ``ToolMessage`` or ``Command`` pass through.
 
     The failed-call ledger is kept per LangGraph thread (``thread_id`` of the tool
     runtime's config), so concurrent conversations do not see each other's failures.

@@ -1,35 +1,51 @@
 """The proxy: a stdio MCP server that serves another stdio MCP server through the layer.
 
 ``toolerr-mcp proxy [options] -- CMD ARGS...`` starts ``CMD ARGS`` as a subprocess (the
-*upstream*), mirrors its tools (with their annotations), forwards each call and applies
-the layer to the result, for MCP clients that cannot be changed (desktop apps, IDEs,
-coding agents). If the upstream cannot start or dies, tool results and stderr say so,
-and it is started again for the next call; no call waits longer than the call timeout.
+*upstream*) and relays the JSON-RPC messages between the client and the upstream as they
+are, both ways: the client's ``initialize`` (its capabilities: sampling, roots,
+elicitation) and the upstream's answer (its capabilities and instructions), every request,
+the server-to-client requests (sampling, roots, elicitation, ping) and their answers, and
+every notification (progress, logging, cancellation, list changes, resource updates).
+The one thing it changes is the result of a failed ``tools/call``: that goes through the
+toolerr layer (:class:`~toolerr_mcp._recovery.CallRecovery`), which appends the guidance.
+
+If the upstream cannot start (a wrong command, it exits at start-up) the client is told
+so, as a configuration failure that retrying cannot fix, and the proxy tries to start it
+again at the next request; if it dies, the calls in flight fail (their outcome unknown)
+and it is started again, with the client's ``initialize``, for the next request. No call
+waits longer than the call timeout, and ``initialize`` no longer than the start-up
+timeout.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import itertools
+import json
 import logging
 import os
 import shlex
 import sys
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections import deque
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TextIO
 
-import anyio
-import anyio.abc
 from toolerr import Policy, ToolLoopError
 
 from . import _compat
-from ._recovery import TRANSPORT_ERRORS, CallRecovery
+from ._recovery import CallRecovery
 
 logger = logging.getLogger("toolerr")
 
 CONNECTION_CLOSED = -32000
 INTERNAL_ERROR = -32603
+_STOP_TIMEOUT = 2.0
+_LINE_LIMIT = 1 << 30
+_STDERR_LINES = 8
 _MAX_PAGES = 100
-_STOP_TIMEOUT = 10.0
+
+Write = Callable[[bytes], None]
 
 
 class UpstreamError(ConnectionError):
@@ -42,37 +58,21 @@ class UpstreamError(ConnectionError):
 
 
 class UpstreamUnavailable(UpstreamError, ConnectionRefusedError):
-    """The upstream server could not be started: the call never reached it."""
+    """The upstream server could not be started: the call never reached it. The core
+    classifies it as unrecoverable (a configuration failure: retrying cannot fix it)."""
 
 
 class UpstreamLost(UpstreamError, ConnectionResetError):
     """The upstream's connection ended during the call: its outcome is unknown."""
 
 
-_LIST_ERRORS: tuple[type[BaseException], ...] = (UpstreamError, *TRANSPORT_ERRORS)
-
-
-@dataclass
-class _Run:
-    """One start of the upstream: its session while it is up, and how it ended."""
-
-    ready: anyio.Event = field(default_factory=anyio.Event)
-    stop: anyio.Event = field(default_factory=anyio.Event)
-    done: anyio.Event = field(default_factory=anyio.Event)
-    session: Any = None
-    init: Any = None
-    tools: list[Any] | None = None
-    error: str | None = None
-    dead: bool = False
+class UpstreamNotReady(UpstreamError, TimeoutError):
+    """The upstream did not answer ``initialize`` within the start-up timeout."""
 
 
 class Upstream:
-    """The upstream MCP server process and its client session.
-
-    Started on demand by :meth:`session` (bounded by ``startup_timeout``), marked dead
-    when its output ends, and started again at the next :meth:`session` after that. Each
-    start runs in a task of the task group given to :meth:`attach`.
-    """
+    """The upstream MCP server process: started by :meth:`start`, its output read by a
+    task that hands every message to ``on_message`` and its end to ``on_exit``."""
 
     def __init__(
         self,
@@ -80,7 +80,7 @@ class Upstream:
         *,
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
-        startup_timeout: float = 30.0,
+        startup_timeout: float = 10.0,
         errlog: TextIO | None = None,
     ) -> None:
         if not command:
@@ -91,165 +91,160 @@ class Upstream:
         self.startup_timeout = startup_timeout
         self.errlog = errlog
         self.starts = 0
-        self.tools: list[Any] | None = None
-        self.init: Any = None
-        self._run: _Run | None = None
-        self._lock = anyio.Lock()
-        self._tg: anyio.abc.TaskGroup | None = None
+        self.stderr_tail: deque[str] = deque(maxlen=_STDERR_LINES)
+        self.process: asyncio.subprocess.Process | None = None
+        self.alive = False
+        self._tasks: list[asyncio.Task[None]] = []
+
+    def is_alive(self) -> bool:
+        return self.alive
 
     @property
     def display(self) -> str:
         text = shlex.join(self.command)
         return text if len(text) <= 120 else text[:117] + "..."
 
-    @property
-    def alive(self) -> bool:
-        run = self._run
-        return run is not None and run.session is not None and not run.dead
-
-    def attach(self, task_group: anyio.abc.TaskGroup) -> None:
-        self._tg = task_group
-
-    async def session(self) -> Any:
-        """The live session, starting the upstream first if it is not running.
-
-        Raises :class:`UpstreamError` when it cannot be started."""
-        run = self._run
-        if run is not None and run.session is not None and not run.dead:
-            return run.session
-        async with self._lock:
-            run = self._run
-            if run is not None and run.session is not None and not run.dead:
-                return run.session
-            if run is not None:
-                logger.warning(
-                    "toolerr-mcp: the upstream server (%s) has exited; starting it again", self.display
-                )
-                await self._stop(run)
-            return await self._start()
-
-    def mark_dead(self) -> None:
-        if self._run is not None:
-            self._run.dead = True
-
-    async def close(self) -> None:
-        async with self._lock:
-            if self._run is not None:
-                await self._stop(self._run)
-                self._run = None
-
-    async def _start(self) -> Any:
-        if self._tg is None:
-            raise RuntimeError("Upstream.attach(task_group) must be called before starting it")
-        run = _Run()
-        self._run = run
+    async def spawn(
+        self, on_message: Callable[[bytes], None], on_exit: Callable[[], None]
+    ) -> asyncio.subprocess.Process:
+        """Start the process (``OSError`` when it cannot be executed)."""
         self.starts += 1
-        self._tg.start_soon(self._serve, run)
-        with anyio.move_on_after(self.startup_timeout + _STOP_TIMEOUT):
-            await run.ready.wait()
-        if run.session is None or run.dead:
-            reason = run.error or f"it did not finish starting within {self.startup_timeout:g} s"
-            run.stop.set()
-            text = f"the upstream MCP server ({self.display}) could not be started: {reason}"
-            logger.error("toolerr-mcp: %s", text)
-            raise UpstreamUnavailable(text)
-        if self.starts > 1:
-            logger.warning("toolerr-mcp: the upstream server (%s) was started again", self.display)
-        return run.session
-
-    async def _stop(self, run: _Run) -> None:
-        run.stop.set()
-        with anyio.move_on_after(_STOP_TIMEOUT):
-            await run.done.wait()
-
-    async def _serve(self, run: _Run) -> None:
-        from mcp import ClientSession
-        from mcp.client.stdio import stdio_client
-
-        params = _compat.stdio_parameters(self.command[0], self.command[1:], env=self.env, cwd=self.cwd)
-        errlog = self.errlog if self.errlog is not None else sys.stderr
-        try:
-            async with stdio_client(params, errlog=errlog) as (read, write):
-                # Messages pass through a pump so that the end of the server's output
-                # (it exited or crashed) is seen at once, between calls too.
-                send, receive = anyio.create_memory_object_stream[Any](0)
-                async with anyio.create_task_group() as pumps:
-                    pumps.start_soon(self._pump, read, send, run)
-                    async with ClientSession(receive, write) as session:
-                        with anyio.fail_after(self.startup_timeout):
-                            run.init = await session.initialize()
-                            run.tools = await list_all_tools(session)
-                        self.init = run.init
-                        self.tools = run.tools
-                        run.session = session
-                        run.ready.set()
-                        await run.stop.wait()
-                    pumps.cancel_scope.cancel()
-        except Exception as exc:
-            run.error = _describe_start_error(exc)
-            if run.session is None:
-                logger.debug("toolerr-mcp: upstream start failed", exc_info=True)
-            else:
-                logger.warning("toolerr-mcp: the upstream connection ended: %s", run.error)
-        finally:
-            run.dead = True
-            run.session = None
-            run.ready.set()
-            run.done.set()
-
-    @staticmethod
-    async def _pump(read: Any, send: Any, run: _Run) -> None:
-        try:
-            async with send:
-                async for item in read:
-                    await send.send(item)
-        except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
-            pass
-        finally:
-            if not run.stop.is_set() and run.session is not None:
-                logger.error("toolerr-mcp: the upstream server stopped answering (its output ended)")
-            run.dead = True
-
-
-def _describe_start_error(exc: BaseException) -> str:
-    inner = getattr(exc, "exceptions", None)  # an exception group (Python 3.11+, anyio)
-    while isinstance(inner, tuple) and len(inner) == 1 and isinstance(inner[0], BaseException):
-        exc = inner[0]
-        inner = getattr(exc, "exceptions", None)
-    if isinstance(exc, TimeoutError):
-        return "it did not answer the MCP handshake in time"
-    if isinstance(exc, _compat.MCP_ERROR):
-        code = _compat.error_code(exc)
-        message = _compat.error_message(exc)
-        if code == CONNECTION_CLOSED:
-            return "it exited during start-up (see its messages on stderr)"
-        return f"MCP error {code}: {message}"
-    text = str(exc).strip()
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-async def list_all_tools(session: Any) -> list[Any]:
-    """Every tool of a session, all pages."""
-    tools: list[Any] = []
-    cursor: str | None = None
-    for _ in range(_MAX_PAGES):
-        page = await (
-            session.list_tools() if cursor is None else session.list_tools(params=_compat.paginated(cursor))
+        self.stderr_tail.clear()
+        process = await asyncio.create_subprocess_exec(
+            *self.command,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=self.env,
+            cwd=self.cwd,
+            limit=_LINE_LIMIT,
         )
-        tools.extend(page.tools)
-        cursor = _compat.next_cursor(page)
-        if cursor is None:
-            break
-    return tools
+        self.process = process
+        self.alive = True
+        self._tasks = [
+            asyncio.ensure_future(self._read(process, on_message, on_exit)),
+            asyncio.ensure_future(self._read_stderr(process)),
+        ]
+        return process
+
+    def send(self, line: bytes) -> None:
+        process = self.process
+        if process is None or process.stdin is None or not self.alive:
+            raise UpstreamLost(f"the upstream MCP server ({self.display}) is not running")
+        try:
+            process.stdin.write(line if line.endswith(b"\n") else line + b"\n")
+        except (ConnectionError, RuntimeError) as exc:
+            raise UpstreamLost(f"the upstream MCP server ({self.display}) closed its input") from exc
+
+    async def _read(
+        self,
+        process: asyncio.subprocess.Process,
+        on_message: Callable[[bytes], None],
+        on_exit: Callable[[], None],
+    ) -> None:
+        assert process.stdout is not None
+        try:
+            while True:
+                line = await process.stdout.readline()
+                if not line:
+                    break
+                try:
+                    on_message(line)
+                except Exception:
+                    logger.exception("toolerr-mcp: could not relay a message from the upstream server")
+        except Exception:
+            logger.warning("toolerr-mcp: reading the upstream server's output failed", exc_info=True)
+        finally:
+            if self.process is process:
+                self.alive = False
+            on_exit()
+
+    async def _read_stderr(self, process: asyncio.subprocess.Process) -> None:
+        assert process.stderr is not None
+        errlog = self.errlog if self.errlog is not None else sys.stderr
+        with contextlib.suppress(Exception):
+            while True:
+                line = await process.stderr.readline()
+                if not line:
+                    break
+                text = line.decode("utf-8", "replace")
+                self.stderr_tail.append(text.rstrip())
+                with contextlib.suppress(Exception):
+                    errlog.write(text)
+                    errlog.flush()
+
+    async def exit_status(self) -> int | None:
+        """The exit status once the process has ended (``None`` if it is still running)."""
+        process = self.process
+        if process is None:
+            return None
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(process.wait(), _STOP_TIMEOUT)
+        # the last lines of its stderr
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(asyncio.gather(*self._tasks[1:]), _STOP_TIMEOUT)
+        return process.returncode
+
+    async def stop(self) -> None:
+        process = self.process
+        self.alive = False
+        if process is None:
+            return
+        if process.returncode is None:
+            with contextlib.suppress(Exception):
+                if process.stdin is not None:
+                    process.stdin.close()
+            try:
+                await asyncio.wait_for(process.wait(), _STOP_TIMEOUT)
+            except asyncio.TimeoutError:
+                with contextlib.suppress(ProcessLookupError):
+                    process.terminate()
+                try:
+                    await asyncio.wait_for(process.wait(), _STOP_TIMEOUT)
+                except asyncio.TimeoutError:
+                    with contextlib.suppress(ProcessLookupError):
+                        process.kill()
+                    await process.wait()
+        for task in self._tasks:
+            task.cancel()
+        self.process = None
+
+
+def _error_line(request_id: Any, code: int, message: str) -> bytes:
+    body = {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+    return json.dumps(body, ensure_ascii=False).encode() + b"\n"
+
+
+def _result_line(request_id: Any, result: Any) -> bytes:
+    return (
+        json.dumps({"jsonrpc": "2.0", "id": request_id, "result": result}, ensure_ascii=False).encode()
+        + b"\n"
+    )
+
+
+def _task_augmented(message: dict[str, Any]) -> bool:
+    """A ``tools/call`` run as a task: answered with a task, not a result (relayed as is)."""
+    params = message.get("params")
+    return isinstance(params, dict) and params.get("task") is not None
+
+
+def _decode(line: bytes) -> tuple[Any, bytes]:
+    """The message of a line and the bytes to relay (invalid UTF-8 replaced)."""
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError:
+        text = line.decode("utf-8", "replace")
+        line = text.encode("utf-8")
+    return json.loads(text), line
 
 
 class Proxy:
-    """Serves the upstream's tools through the layer (see the module docstring).
+    """Relays a client and the upstream server (see the module docstring).
 
     ``options`` are :class:`toolerr.Policy` fields; ``form`` ``c1`` (default) or ``c0``,
-    ``loop_action`` ``block`` by default. ``call_timeout``: seconds one call may take
-    (``None``: no limit). ``startup_timeout``: seconds the upstream has to answer the
-    MCP handshake.
+    ``loop_action`` ``note`` by default. ``call_timeout``: seconds one call may take
+    (``None``: no limit). ``startup_timeout``: seconds the upstream has to answer
+    ``initialize`` (the client gets an error then).
     """
 
     def __init__(
@@ -258,7 +253,7 @@ class Proxy:
         policy: Policy | None = None,
         *,
         call_timeout: float | None = 60.0,
-        startup_timeout: float = 30.0,
+        startup_timeout: float = 10.0,
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
         errlog: TextIO | None = None,
@@ -268,128 +263,431 @@ class Proxy:
         # Every failure to get a result from the upstream is a failed call for the client
         # (a result that fails its output schema, a closed connection ...), never a crash.
         self.recovery = CallRecovery(policy, catch=(Exception,), **options)
+        self._recovery_options = (policy, dict(options))
+        self._start_failures = 0  # failed starts since the upstream last ran
         self.call_timeout = call_timeout if call_timeout and call_timeout > 0 else None
         self._caller = _compat.ToolCaller()
-        self._tools_seen: list[Any] | None = None
+        self._write: Write | None = None
+        self._ids = itertools.count(1)
+        # responses the proxy consumes itself (its own requests, the client's tool calls)
+        self._waiting: dict[Any, asyncio.Future[tuple[Any, bytes]]] = {}
+        # the client's other requests in flight upstream: id -> method
+        self._pending: dict[Any, str] = {}
+        self._calls: dict[Any, asyncio.Task[None]] = {}
+        self._tools: dict[str, Any] = {}
+        self._init_params: Any = None
+        self._initialized = False  # the client sent notifications/initialized
+        self._start_lock = asyncio.Lock()
+        self._start_error: str | None = None
+        self._background: set[asyncio.Task[Any]] = set()
 
-    async def list_tools(self) -> Any:
-        """``tools/list``: the upstream's tools as it lists them now (its last listing when
-        it is down); their annotations set the tools' retry safety."""
-        try:
-            session = await self.upstream.session()
-            with anyio.fail_after(self.call_timeout or 3600):
-                tools = await list_all_tools(session)
-            self.upstream.tools = tools
-        except _LIST_ERRORS as exc:
-            if self.upstream.tools is None:
-                text = str(exc) if isinstance(exc, UpstreamError) else _describe_start_error(exc)
-                raise _compat.make_mcp_error(INTERNAL_ERROR, f"toolerr-mcp proxy: {text}") from exc
-            logger.warning("toolerr-mcp: listing the upstream's tools failed; serving its last listing")
-            tools = self.upstream.tools
-        return _compat.ListToolsResult(tools=list(tools))
+    # -- the upstream's side -------------------------------------------------------------
 
-    async def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
-        """``tools/call``: forwarded upstream, the result through the layer."""
+    def _on_upstream(self, line: bytes) -> None:
         try:
-            return await self.recovery.call(name, arguments, lambda: self._forward(name, arguments))
+            message, line = _decode(line)
+        except ValueError:
+            logger.warning("toolerr-mcp: skipped a line of the upstream's output that is not JSON-RPC")
+            return
+        if not isinstance(message, dict):
+            self._to_client(line)
+            return
+        if "method" in message:  # a request or notification for the client
+            if message.get("method") == "notifications/tools/list_changed":
+                self._spawn(self._learn_tools())
+            self._to_client(line)
+            return
+        request_id = message.get("id")
+        waiter = self._waiting.pop(request_id, None)
+        if waiter is not None:
+            if not waiter.done():
+                waiter.set_result((message, line))
+            return
+        method = self._pending.pop(request_id, None)
+        if method is None:
+            logger.debug("toolerr-mcp: dropped an answer to no request in flight (id %r)", request_id)
+            return
+        if method == "tools/list":
+            self._learn_listing(message.get("result"), first=True)
+        self._to_client(line)
+
+    def _on_exit(self) -> None:
+        lost = UpstreamLost(
+            f"the upstream MCP server ({self.upstream.display}) closed the connection during the call "
+            "(it exited or crashed); it will be started again for the next call"
+        )
+        calls = [waiter for waiter in self._waiting.values() if not waiter.done()]
+        for waiter in calls:
+            waiter.set_exception(lost)
+        self._waiting.clear()
+        if calls and self._initialized:
+            logger.error("toolerr-mcp: %s", lost)
+        for request_id in list(self._pending):
+            self._to_client(
+                _error_line(
+                    request_id,
+                    INTERNAL_ERROR,
+                    f"toolerr-mcp proxy: the upstream MCP server ({self.upstream.display}) "
+                    "closed the connection",
+                )
+            )
+        self._pending.clear()
+        if self._initialized and not calls:
+            logger.error(
+                "toolerr-mcp: the upstream server (%s) stopped answering (its output ended)",
+                self.upstream.display,
+            )
+
+    async def _request(self, method: str, params: Any, timeout: float | None) -> Any:
+        """A request of the proxy's own to the upstream; its result (``UpstreamError``,
+        ``TimeoutError`` or the JSON-RPC error as an SDK error when it fails)."""
+        request_id = f"toolerr-mcp-{next(self._ids)}"
+        waiter: asyncio.Future[tuple[Any, bytes]] = asyncio.get_running_loop().create_future()
+        self._waiting[request_id] = waiter
+        body: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            body["params"] = params
+        try:
+            self.upstream.send(json.dumps(body).encode())
+            message, _ = await asyncio.wait_for(waiter, timeout)
+        finally:
+            self._waiting.pop(request_id, None)
+        error = message.get("error")
+        if isinstance(error, dict):
+            raise _compat.make_mcp_error(
+                int(error.get("code", INTERNAL_ERROR)), str(error.get("message", ""))
+            )
+        return message.get("result")
+
+    async def _start(self, init: bytes | None) -> tuple[Any, bytes]:
+        """Start the upstream and send it the client's ``initialize`` (the client's own
+        message ``init``, or a new one with its parameters); its answer.
+
+        Raises :class:`UpstreamUnavailable` when it cannot start and
+        :class:`UpstreamNotReady` when it does not answer in time."""
+        up = self.upstream
+        await up.stop()
+        if up.starts:
+            logger.warning("toolerr-mcp: the upstream server (%s) has exited; starting it again", up.display)
+        try:
+            await up.spawn(self._on_upstream, self._on_exit)
+        except OSError as exc:
+            reason = f"{type(exc).__name__}: {exc.strerror or exc}"
+            raise self._unavailable(reason) from exc
+        if init is None:
+            request_id: Any = f"toolerr-mcp-{next(self._ids)}"
+            body = {"jsonrpc": "2.0", "id": request_id, "method": "initialize", "params": self._init_params}
+            init = json.dumps(body).encode()
+        else:
+            request_id = json.loads(init).get("id")
+        waiter: asyncio.Future[tuple[Any, bytes]] = asyncio.get_running_loop().create_future()
+        self._waiting[request_id] = waiter
+        try:
+            up.send(init)
+            message, line = await asyncio.wait_for(waiter, up.startup_timeout)
+        except asyncio.TimeoutError:
+            await up.stop()
+            text = (
+                f"the upstream MCP server ({up.display}) did not answer initialize within "
+                f"{up.startup_timeout:g} s; it will be started again at the next request"
+            )
+            logger.error("toolerr-mcp: %s", text)
+            raise UpstreamNotReady(text) from None
+        except UpstreamError:
+            status = await up.exit_status()
+            reason = (
+                "it exited during start-up"
+                if status is None
+                else f"it exited with status {status} during start-up"
+            )
+            raise self._unavailable(reason) from None
+        finally:
+            self._waiting.pop(request_id, None)
+        if "result" not in message:
+            await up.stop()
+            error = message.get("error") or {}
+            raise self._unavailable(
+                f"it refused initialize: MCP error {error.get('code')}: {error.get('message')}"
+            )
+        self._start_error = None
+        if up.starts > 1:
+            logger.warning("toolerr-mcp: the upstream server (%s) was started again", up.display)
+        return message, line
+
+    def _unavailable(self, reason: str) -> UpstreamUnavailable:
+        tail = [line for line in self.upstream.stderr_tail if line.strip()]
+        stderr = f"; its last messages on stderr: {' | '.join(tail)[-600:]}" if tail else ""
+        text = (
+            f"the upstream MCP server ({self.upstream.display}) could not be started: {reason}{stderr}. "
+            "This is a configuration problem of the MCP server (its command, arguments or environment), "
+            "not of this call; the proxy tries to start it again at the next request"
+        )
+        if text != self._start_error:
+            logger.error("toolerr-mcp: %s", text)
+        self._start_error = text
+        self._start_failures += 1
+        return UpstreamUnavailable(text)
+
+    async def _ensure_started(self) -> None:
+        """The upstream running and initialized with the client's parameters."""
+        if self.upstream.alive:
+            return
+        async with self._start_lock:
+            if self.upstream.is_alive():  # started by another request meanwhile
+                return
+            if self._init_params is None:
+                raise UpstreamUnavailable("the client has not sent initialize yet")
+            await self._start(None)
+            if self._start_failures:
+                # The calls that failed while it could not start say nothing about the calls
+                # now that it runs: a fresh ledger, so that none of them stays blocked.
+                policy, options = self._recovery_options
+                self.recovery = CallRecovery(policy, catch=(Exception,), **options)
+                self._start_failures = 0
+            if self._initialized:
+                self.upstream.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+                self._spawn(self._learn_tools())
+                if self.upstream.starts > 1 and self._start_failed_before:
+                    # the client was served without the upstream's tools: now it has them
+                    self._to_client(b'{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n')
+            self._start_failed_before = False
+
+    _start_failed_before = False
+
+    # -- tools ---------------------------------------------------------------------------
+
+    def _learn_listing(self, result: Any, *, first: bool) -> Any:
+        """Retry safety and output schemas from a ``tools/list`` page; its next cursor."""
+        if not isinstance(result, dict):
+            return None
+        try:
+            tools = [_compat.Tool.model_validate(tool) for tool in result.get("tools") or ()]
+        except Exception:  # noqa: BLE001 - a listing the SDK cannot read: nothing learned
+            logger.warning("toolerr-mcp: the upstream's tool listing is not valid; retry safety unchanged")
+            return None
+        if first and not result.get("nextCursor"):
+            self._tools = {}
+        self._tools.update((tool.name, tool) for tool in tools)
+        listed = list(self._tools.values())
+        self.recovery.learn_tools(listed)
+        self._caller.learn_tools(listed)
+        return result.get("nextCursor")
+
+    async def _learn_tools(self) -> None:
+        """The upstream's tools, listed by the proxy itself (after a start, on a change)."""
+        try:
+            cursor: Any = None
+            self._tools = {}
+            for _ in range(_MAX_PAGES):
+                params = {"cursor": cursor} if cursor else None
+                result = await self._request("tools/list", params, self.call_timeout or 60.0)
+                cursor = self._learn_listing(result, first=False)
+                if not cursor:
+                    break
+        except Exception:
+            logger.debug("toolerr-mcp: listing the upstream's tools failed", exc_info=True)
+
+    async def _tool_call(self, message: dict[str, Any], line: bytes) -> None:
+        request_id = message.get("id")
+        given = message.get("params")
+        params: dict[str, Any] = given if isinstance(given, dict) else {}
+        given_name = params.get("name")
+        name: str = given_name if isinstance(given_name, str) else ""
+        given_args = params.get("arguments")
+        arguments: dict[str, Any] = given_args if isinstance(given_args, dict) else {}
+        answered: list[tuple[Any, bytes]] = []
+
+        async def invoke() -> Any:
+            await self._ensure_started()  # UpstreamUnavailable / UpstreamNotReady
+            waiter: asyncio.Future[tuple[Any, bytes]] = asyncio.get_running_loop().create_future()
+            self._waiting[request_id] = waiter
+            try:
+                self.upstream.send(line)
+                response, raw = await asyncio.wait_for(waiter, self.call_timeout)
+            except asyncio.TimeoutError:
+                cancel = {
+                    "jsonrpc": "2.0",
+                    "method": "notifications/cancelled",
+                    "params": {"requestId": request_id, "reason": "toolerr-mcp proxy: call timeout"},
+                }
+                with contextlib.suppress(Exception):
+                    self.upstream.send(json.dumps(cancel).encode())
+                raise TimeoutError(
+                    f"the upstream MCP server did not answer the call within {self.call_timeout:g} s"
+                ) from None
+            finally:
+                self._waiting.pop(request_id, None)
+            error = response.get("error")
+            if isinstance(error, dict):
+                code = error.get("code")
+                raise _compat.make_mcp_error(
+                    code if isinstance(code, int) else INTERNAL_ERROR, str(error.get("message", ""))
+                )
+            result = _compat.CallToolResult.model_validate(response.get("result"))
+            if not _compat.is_error(result):
+                self._caller.validate(name, result)
+            answered.append((result, raw))
+            return result
+
+        try:
+            result = await self.recovery.call(name, arguments, invoke)
         except ToolLoopError as exc:
-            return _compat.error_result(f"Error: {exc}")
+            result = _compat.error_result(f"Error: {exc}")
+        except asyncio.CancelledError:
+            raise
         except Exception as exc:
             logger.exception("toolerr-mcp: the call to %s failed inside the proxy", name)
-            return _compat.error_result(
+            result = _compat.error_result(
                 f"Error: toolerr-mcp proxy could not forward the call ({type(exc).__name__})"
             )
+        finally:
+            self._calls.pop(request_id, None)
+        if answered and result is answered[0][0]:
+            self._to_client(answered[0][1])  # a success: the upstream's own bytes
+        else:
+            dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+            self._to_client(_result_line(request_id, dumped))
 
-    async def _forward(self, name: str, arguments: dict[str, Any]) -> Any:
-        session = await self.upstream.session()  # UpstreamError when it cannot start
-        if self.upstream.tools is not None and self._tools_seen is not self.upstream.tools:
-            self._tools_seen = self.upstream.tools  # a new listing (a start, or tools/list)
-            self.recovery.learn_tools(self._tools_seen)
-            self._caller.learn_tools(self._tools_seen)
+    # -- the client's side ---------------------------------------------------------------
+
+    def _to_client(self, line: bytes) -> None:
+        if self._write is not None:
+            self._write(line if line.endswith(b"\n") else line + b"\n")
+
+    def _spawn(self, coro: Awaitable[Any]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _initialize(self, message: dict[str, Any], line: bytes) -> None:
+        request_id = message.get("id")
+        self._init_params = message.get("params")
+        async with self._start_lock:
+            try:
+                _, answer = await self._start(line)
+            except UpstreamNotReady as exc:
+                self._to_client(_error_line(request_id, INTERNAL_ERROR, f"toolerr-mcp proxy: {exc}"))
+                return
+            except UpstreamUnavailable as exc:
+                # The client is served all the same: its calls say what is wrong, and each
+                # request tries to start the upstream again.
+                self._start_failed_before = True
+                params = self._init_params if isinstance(self._init_params, dict) else {}
+                version = params.get("protocolVersion") or "2025-06-18"
+                self._to_client(
+                    _result_line(
+                        request_id,
+                        {
+                            "protocolVersion": version,
+                            "capabilities": {"tools": {"listChanged": True}},
+                            "serverInfo": {"name": "toolerr-mcp", "version": _version()},
+                            "instructions": f"toolerr-mcp proxy: {exc}",
+                        },
+                    )
+                )
+                return
+        self._to_client(answer)
+
+    async def _forward(self, message: dict[str, Any], line: bytes) -> None:
+        """A request of the client's other than initialize and tools/call."""
+        request_id = message.get("id")
+        method = message.get("method")
         try:
-            return await self._caller.call(session, name, arguments, self.call_timeout)
-        except (
-            _compat.MCP_ERROR,
-            anyio.ClosedResourceError,
-            anyio.BrokenResourceError,
-            anyio.EndOfStream,
-        ) as exc:
-            code = _compat.error_code(exc)
-            if code is not None and code != CONNECTION_CLOSED and self.upstream.alive:
-                raise
-            self.upstream.mark_dead()
-            text = (
-                f"the upstream MCP server ({self.upstream.display}) closed the connection during the call "
-                "(it exited or crashed); it will be started again for the next call"
-            )
-            logger.error("toolerr-mcp: %s (tool %s)", text, name)
-            raise UpstreamLost(text) from exc
-
-    def _forwarded(self, capabilities: Any) -> dict[str, _compat.Forward]:
-        """Resources and prompts, forwarded as they are when the upstream offers them."""
-        forward: dict[str, _compat.Forward] = {}
-        if getattr(capabilities, "resources", None) is not None:
-            forward["list_resources"] = lambda params: self.forward("list_resources", params=params)
-            forward["list_resource_templates"] = lambda params: self.forward(
-                "list_resource_templates", params=params
-            )
-            forward["read_resource"] = lambda params: self.forward("read_resource", params.uri)
-        if getattr(capabilities, "prompts", None) is not None:
-            forward["list_prompts"] = lambda params: self.forward("list_prompts", params=params)
-            forward["get_prompt"] = lambda params: self.forward("get_prompt", params.name, params.arguments)
-        return forward
-
-    async def forward(self, method: str, *args: Any, **kwargs: Any) -> Any:
-        """A request other than a tool call, passed to the upstream's session as it is.
-
-        The upstream's own errors reach the client as they are; a proxy failure (the
-        upstream cannot start, its connection ended, no answer within the call timeout)
-        is a JSON-RPC internal error that says what happened."""
-        try:
-            session = await self.upstream.session()
-            with anyio.fail_after(self.call_timeout or 3600):
-                return await getattr(session, method)(*args, **kwargs)
-        except _compat.MCP_ERROR as exc:
-            if _compat.error_code(exc) != CONNECTION_CLOSED:
-                raise
-            self.upstream.mark_dead()
-            text = f"the upstream MCP server ({self.upstream.display}) closed the connection"
+            await self._ensure_started()
+            self._pending[request_id] = str(method)
+            self.upstream.send(line)
         except UpstreamError as exc:
-            text = str(exc)
-        except TimeoutError:
-            text = f"the upstream MCP server ({self.upstream.display}) did not answer in time"
-        except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
-            self.upstream.mark_dead()
-            text = f"the upstream MCP server ({self.upstream.display}) closed the connection"
-        logger.error("toolerr-mcp: %s (%s)", text, method)
-        raise _compat.make_mcp_error(INTERNAL_ERROR, f"toolerr-mcp proxy: {text}")
+            self._pending.pop(request_id, None)
+            if method == "ping":
+                self._to_client(_result_line(request_id, {}))
+                return
+            self._to_client(_error_line(request_id, INTERNAL_ERROR, f"toolerr-mcp proxy: {exc}"))
+
+    async def _on_client(self, line: bytes) -> None:
+        try:
+            message, line = _decode(line)
+        except ValueError:
+            logger.warning("toolerr-mcp: skipped a line from the client that is not JSON-RPC")
+            return
+        if not isinstance(message, dict):
+            with contextlib.suppress(UpstreamError):
+                self.upstream.send(line)
+            return
+        method = message.get("method")
+        if method is None:  # the client's answer to a request of the upstream's
+            with contextlib.suppress(UpstreamError):
+                self.upstream.send(line)
+            return
+        if "id" not in message:  # a notification
+            if method == "notifications/initialized":
+                self._initialized = True
+                self._spawn(self._learn_tools())
+            elif method == "notifications/cancelled":
+                params = message.get("params")
+                call = self._calls.pop(params.get("requestId"), None) if isinstance(params, dict) else None
+                if call is not None:
+                    call.cancel()
+            if self.upstream.alive:
+                with contextlib.suppress(UpstreamError):
+                    self.upstream.send(line)
+            return
+        if method == "initialize":
+            await self._initialize(message, line)
+        elif method == "tools/call" and not _task_augmented(message):
+            task = asyncio.ensure_future(self._tool_call(message, line))
+            self._calls[message.get("id")] = task
+        else:
+            await self._forward(message, line)
+
+    async def serve(self, receive: Callable[[], Awaitable[bytes]], write: Write) -> None:
+        """Relay until ``receive`` returns ``b""`` (the client closed its side)."""
+        self._write = write
+        try:
+            while True:
+                line = await receive()
+                if not line:
+                    break
+                if not line.strip():
+                    continue
+                try:
+                    await self._on_client(line)
+                except Exception:
+                    logger.exception("toolerr-mcp: could not relay a message from the client")
+        finally:
+            for task in list(self._calls.values()):
+                task.cancel()
+            await self.upstream.stop()
+            for task in list(self._background):
+                task.cancel()
 
     async def serve_stdio(self) -> None:
         """Serve over this process's stdin and stdout until the client closes them."""
-        from mcp.server.stdio import stdio_server
+        loop = asyncio.get_running_loop()
+        receive: Callable[[], Awaitable[bytes]]
+        write: Write
+        try:
+            reader = asyncio.StreamReader(limit=_LINE_LIMIT)
+            await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin.buffer)
+            receive = reader.readline
+        except (OSError, ValueError):  # not a pipe (a file): read it in a thread
+            stdin = sys.stdin.buffer
 
-        async with anyio.create_task_group() as tg:
-            self.upstream.attach(tg)
-            try:
-                await self.upstream.session()
-            except UpstreamError:
-                pass  # logged; each call tries again and says so in its result
-            init = self.upstream.init
-            server = _compat.build_server(
-                "toolerr-mcp",
-                version=_version(),
-                instructions=getattr(init, "instructions", None),
-                list_tools=self.list_tools,
-                call_tool=self.call_tool,
-                forward=self._forwarded(getattr(init, "capabilities", None)),
+            async def receive() -> bytes:
+                return await asyncio.to_thread(stdin.readline)
+
+        try:
+            transport, protocol = await loop.connect_write_pipe(
+                asyncio.streams.FlowControlMixin, sys.stdout.buffer
             )
-            try:
-                async with stdio_server() as (read, write):
-                    await server.run(read, write, server.create_initialization_options())
-            finally:
-                with anyio.CancelScope(shield=True):
-                    await self.upstream.close()
-                tg.cancel_scope.cancel()
+            write = asyncio.StreamWriter(transport, protocol, None, loop).write
+        except (OSError, ValueError):  # not a pipe (a file): plain writes
+            stdout = sys.stdout.buffer
+
+            def write(line: bytes) -> None:
+                stdout.write(line)
+                stdout.flush()
+
+        await self.serve(receive, write)
 
 
 def _version() -> str:

@@ -104,11 +104,11 @@ class CallRecovery:
         catch: tuple[type[BaseException], ...] = TRANSPORT_ERRORS,
         **options: Any,
     ) -> None:
-        if policy is None:  # MCP's defaults: guidance in the result, repeats blocked
+        if policy is None:  # MCP's defaults: guidance in the result, loops noted (as everywhere)
             if options.get("form") is None:
                 options["form"] = "c1"
             if options.get("loop_action") is None:
-                options["loop_action"] = "block"
+                options["loop_action"] = "note"
         options["client"] = "mcp"
         base = Policy.coerce(policy, **options)
         if base.form not in FORMS:

@@ -38,9 +38,9 @@ class RecoveringSession:
 
     Retry safety comes from the tools' annotations seen in ``list_tools`` results
     (``readOnlyHint``, ``idempotentHint``, ``destructiveHint``), merged under the
-    ``tool_safety`` you give. ``loop_action="block"`` (the default) answers an identical
+    ``tool_safety`` you give. ``loop_action="block"`` answers an identical
     repeat of a failed non-transient call without reaching the server; ``"stop"`` raises
-    :class:`toolerr.ToolLoopError`; ``"note"`` lets it run and says so in the result.
+    :class:`toolerr.ToolLoopError`; ``"note"`` (the default) lets it run and says so in the result.
     Every other attribute (``initialize``, ``list_resources``, ``read_resource``,
     ``list_prompts``, notifications ...) is the wrapped session's own.
 
