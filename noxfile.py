@@ -103,9 +103,14 @@ def real_errors(session: nox.Session) -> None:
         "-p",
         "no:cacheprovider",
         "--allow-hosts=127.0.0.1",
+        # the corpus keeps the raised exceptions, their responses and sockets with them
+        "-p",
+        "no:unraisableexception",
+        "-W",
+        "ignore::ResourceWarning",
         "shared_core/tests/real_errors",
         *session.posargs,
-        env={"PYTHONHASHSEED": "0"},
+        env={"PYTHONHASHSEED": "0", "TOOLERR_REAL_ERRORS": "1"},
     )
 
 

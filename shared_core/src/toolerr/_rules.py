@@ -1020,6 +1020,8 @@ WORDS: tuple[Word, ...] = (
     Word("Incorrect padding", F, "bad_arguments", None, "binascii (base64 input)"),
     Word("Is a directory", F, "is_directory", None, "strerror(EISDIR)"),
     Word("Not a directory", F, "not_a_directory", None, "strerror(ENOTDIR)"),
+    Word("Request had invalid authentication credentials", U, "auth", None, "Google UNAUTHENTICATED details"),
+    Word("Method not implemented", U, "not_implemented", None, "gRPC UNIMPLEMENTED details"),
     Word("Invalid timezone", F, "validation", None, "mcp-server-time 'Invalid timezone: ...'"),
     Word("Cannot specify both", F, "validation", None, "MCP reference servers' mutually exclusive arguments"),
 )
@@ -1570,8 +1572,12 @@ EXCEPTIONS: tuple[ExceptionRule, ...] = (
     ExceptionRule(_B, "ConnectionError", T, "connection", None, source="Python ConnectionError"),
     ExceptionRule(_B, "PermissionError", U, "permission", None, source="Python EACCES/EPERM"),
     ExceptionRule(_B, "FileNotFoundError", None, "not_found", None, True, "A:ambiguous (missing files)"),
-    ExceptionRule(_B, "NotADirectoryError", None, "not_found", None, True, "Python ENOTDIR"),
-    ExceptionRule(_B, "IsADirectoryError", None, "is_directory", None, True, "Python EISDIR"),
+    ExceptionRule(
+        _B, "NotADirectoryError", F, "not_a_directory", None, False, "Python ENOTDIR (a path the caller gave)"
+    ),
+    ExceptionRule(
+        _B, "IsADirectoryError", F, "is_directory", None, False, "Python EISDIR (a path the caller gave)"
+    ),
     ExceptionRule(_B, "FileExistsError", None, "exists", None, True, "Python EEXIST"),
     ExceptionRule(_B, "KeyError", None, "KeyError", None, True, "a bug inside the tool"),
     ExceptionRule(_B, "IndexError", None, "IndexError", None, True, "a bug inside the tool"),

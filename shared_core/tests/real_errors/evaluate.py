@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from generate import Case, framework_texts
+from generate import Case, evidence, framework_texts
 from toolerr import ToolErrorLayer, Verdict, inspect_result
 from toolerr._layer import exception_text
 
@@ -184,12 +184,20 @@ class Tally:
         return 100.0 * table[key] / self.n if self.n else 0.0
 
 
+def carries_cause(r: Result) -> bool:
+    """Whether this path's input carries the case's cause (see ``generate.evidence``)."""
+    ev = evidence(r.case)
+    return ev == "both" or (ev == "exception" and r.path == "exception")
+
+
 def tally(rs: Iterable[Result]) -> dict[tuple[str, str], Tally]:
-    """(path, library or '*') -> Tally."""
+    """(path, library or '*') -> Tally; (path, '+') counts only cases whose input carries the cause."""
     out: dict[tuple[str, str], Tally] = defaultdict(Tally)
     for r in rs:
         out[(r.path, "*")].add(r)
         out[(r.path, r.case.library)].add(r)
+        if carries_cause(r):
+            out[(r.path, "+")].add(r)
     return out
 
 
@@ -199,13 +207,14 @@ def report(rs: list[Result]) -> str:
         "| path | cases | correct | wrong | none | baseline correct | baseline wrong | outcome right | said not_executed, was unknown |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    for path in PATHS:
-        x = t[(path, "*")]
+    for path, scope in [(p, s) for s in ("*", "+") for p in PATHS]:
+        x = t[(path, scope)]
+        name = path if scope == "*" else f"{path}, where the input carries the cause"
         lines.append(
-            f"| {path} | {x.n} | {x.pct('correct'):.1f}% | {x.pct('wrong'):.1f}% | {x.pct('none'):.1f}% | "
+            f"| {name} | {x.n} | {x.pct('correct'):.1f}% | {x.pct('wrong'):.1f}% | {x.pct('none'):.1f}% | "
             f"{x.pct('correct', True):.1f}% | {x.pct('wrong', True):.1f}% | {x.outcome_right}/{x.outcome_n} | {x.unsafe_outcome} |"
         )
-    libraries = sorted({lib for _, lib in t if lib != "*"})
+    libraries = sorted({lib for _, lib in t if lib not in ("*", "+")})
     lines += [
         "",
         "| library | cases | "

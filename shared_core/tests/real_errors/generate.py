@@ -64,6 +64,31 @@ def exc_type(exc: BaseException) -> str:
     return cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
 
 
+# Scenarios whose cause is only in the response body or headers: a plain HTTP client's
+# message (``429 Too Many Requests``) does not carry it.
+BODY_ONLY = ("rest_429_quota", "goo_quota_day", "oai_insufficient_quota", "rest_github_rate")
+# Clients whose exception keeps the body already read (httpx, requests) or at least the
+# headers (urllib HTTPError, aiohttp ClientResponseError: no body).
+_KEEPS_BODY = ("httpx-", "requests-", "group-quota", "chain-quota")
+
+
+def evidence(case: Case) -> str:
+    """Where the cause of a case can be read, by construction: ``both`` (the exception and
+    its text), ``exception`` (only the exception object: a body, a header, a chained cause,
+    group members, a message that is empty), ``none`` (neither: the same exception and text
+    come from different causes)."""
+    cid = case.id
+    if cid in ("json-decode", "json-decode-empty"):
+        return "none"  # the same JSONDecodeError and text as a server's HTML page
+    if any(cid.endswith(name) for name in BODY_ONLY):
+        if cid.endswith("rest_github_rate") or cid.startswith(_KEEPS_BODY):
+            return "exception"
+        return "none"  # urllib and aiohttp drop the body
+    if cid.startswith(("chain-", "group-")) or cid == "aiohttp-bad-scheme" or not str(case.exc):
+        return "exception"
+    return "both"
+
+
 def framework_texts(case: Case) -> dict[str, str]:
     """What each framework puts in the tool message for this exception (the templates the
     core's client rules name)."""
@@ -1601,6 +1626,7 @@ def record(case: Case) -> dict[str, Any]:
         "cause": case.cause,
         "kind": case.kind,
         "outcome": case.outcome,
+        "evidence": evidence(case),
         "str": normalise(str(case.exc)),
         "texts": {k: normalise(v) for k, v in texts.items()},
     }
