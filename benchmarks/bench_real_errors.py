@@ -19,8 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "shared_core" / "tests" / "real_errors"))
 
-import evaluate  # noqa: E402
-import generate  # noqa: E402
+import evaluate
+import generate
 
 
 def main() -> None:
@@ -31,16 +31,17 @@ def main() -> None:
     cases = generate.generate(with_postgres=not args.no_postgres)
     rs = evaluate.results(cases)
     kinds = Counter(c.kind for c in cases)
-    print(f"{len(cases)} cases, {len({c.library for c in cases})} libraries; labels {dict(kinds)}\n")  # noqa: T201
-    print(evaluate.report(rs))  # noqa: T201
+    print(f"{len(cases)} cases, {len({c.library for c in cases})} libraries; labels {dict(kinds)}\n")
+    print(evaluate.report(rs))
     misses = evaluate.misses(rs, ("exception", "framework", "flagged"))
-    print("\nMisses (exception, framework, flagged paths):\n")  # noqa: T201
-    print("| case | path | label | got | rule | cause carried by |")  # noqa: T201
-    print("|---|---|---|---|---|---|")  # noqa: T201
+    print("\nMisses (exception, framework, flagged paths):\n")
+    print("| case | path | label | got | rule | cause carried by |")
+    print("|---|---|---|---|---|---|")
     for m in misses:
         case = next(c for c in cases if c.id == m["id"])
-        print(  # noqa: T201
-            f"| {m['id']} | {m['path']} | {m['label']} | {m['got']} | {m['rule'] or '-'} | {generate.evidence(case)} |"
+        print(
+            f"| {m['id']} | {m['path']} | {m['label']} | {m['got']} | {m['rule'] or '-'} "
+            f"| {generate.evidence(case)} |"
         )
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
