@@ -119,6 +119,9 @@ async def _acatch(coro: Any) -> BaseException:
     raise AssertionError("raised nothing")
 
 
+DNS_ANSWERED: list[str] = []  # the .invalid names answered locally (checked by the tests)
+
+
 @contextmanager
 def offline_dns() -> Iterator[None]:
     """``*.invalid`` names fail with the resolver's own NXDOMAIN error, without a query."""
@@ -127,6 +130,7 @@ def offline_dns() -> Iterator[None]:
     def getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
         name = host.decode() if isinstance(host, bytes) else str(host or "")
         if name.rstrip(".").endswith(".invalid"):
+            DNS_ANSWERED.append(name)
             raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
         return real(host, *args, **kwargs)
 
@@ -342,7 +346,9 @@ def aiohttp_cases(port: int, dead: int) -> Iterator[Case]:
     async def run() -> list[Case]:
         out = []
         timeout = aiohttp.ClientTimeout(total=None, sock_read=TIMEOUT, sock_connect=TIMEOUT)
-        async with aiohttp.ClientSession(timeout=timeout) as s:
+        # the threaded resolver (socket.getaddrinfo, answered by offline_dns), never aiodns
+        connector = aiohttp.TCPConnector(resolver=aiohttp.ThreadedResolver())
+        async with aiohttp.ClientSession(timeout=timeout, connector=connector) as s:
             for name in GENERIC_HTTP:
                 kind, outcome, cause = HTTP_LABELS[name]
 

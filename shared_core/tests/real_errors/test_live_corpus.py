@@ -77,6 +77,15 @@ def test_regenerated_corpus_matches_the_committed_one(cases: list[generate.Case]
     assert not changed, "\n".join(f"{i}:\n  now {fresh[i]}\n  was {committed[i]}" for i in changed[:5])
 
 
+def test_every_dns_case_was_answered_locally(cases: list[generate.Case]) -> None:
+    dns_cases = [c for c in cases if "dns" in c.id]
+    assert len(dns_cases) >= 9
+    # every client asked the patched resolver (none resolved on its own)
+    assert len(generate.DNS_ANSWERED) >= len(dns_cases)
+    assert len(set(generate.DNS_ANSWERED)) >= 3
+    assert all(name.endswith(".invalid") for name in generate.DNS_ANSWERED)
+
+
 def test_dns_failures_never_leave_the_machine(monkeypatch: pytest.MonkeyPatch) -> None:
     asked: list[Any] = []
     monkeypatch.setattr(socket, "getaddrinfo", lambda *a, **k: asked.append(a))
