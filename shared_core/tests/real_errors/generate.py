@@ -973,10 +973,13 @@ def sqlite_cases(tmp: Path) -> Iterator[Case]:
 @contextmanager
 def postgres(tmp: Path) -> Iterator[str | None]:
     """A throwaway PostgreSQL server on 127.0.0.1 (None if it cannot be started here)."""
+    import glob
     import shutil
 
-    initdb = shutil.which("initdb")
-    pg_ctl = shutil.which("pg_ctl")
+    # on the PATH, or where Debian's postgresql packages put them
+    search = os.pathsep.join([os.environ.get("PATH", ""), *sorted(glob.glob("/usr/lib/postgresql/*/bin"))])
+    initdb = shutil.which("initdb", path=search)
+    pg_ctl = shutil.which("pg_ctl", path=search)
     if initdb is None or pg_ctl is None:
         yield None
         return
