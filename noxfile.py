@@ -43,6 +43,7 @@ PACKAGE_SESSIONS = [
     "google_adk",
     "pydantic_ai",
     "litellm",
+    "real_errors",
 ]
 MYPY = "mypy>=1.13,<3"
 
@@ -73,6 +74,48 @@ def core(session: nox.Session) -> None:
     session.install(*TEST_TOOLS)
     session.install("-e", "shared_core")
     _pytest(session, "shared_core/tests")
+
+
+# The libraries whose real failures the live corpus raises (test dependencies only: the
+# core recognises them by module and class name and imports none of them).
+REAL_ERROR_LIBRARIES = [
+    "httpx>=0.27,<1",
+    "requests>=2.31,<3",
+    "urllib3>=2,<3",
+    "aiohttp>=3.9,<4",
+    "openai>=1.50,<4",
+    "anthropic>=0.40,<3",
+    "botocore>=1.34,<2",
+    "google-api-core>=2.19,<3",
+    "grpcio>=1.60,<2",
+    "pydantic>=2.7,<3",
+    "jsonschema>=4.20,<5",
+    "psycopg[binary]>=3.1,<4",
+]
+
+
+@nox.session(python=PYTHON)
+def real_errors(session: nox.Session) -> None:
+    """The live corpus: failures raised by the real libraries against 127.0.0.1 servers
+    (and a local PostgreSQL where one can be started), regenerated and compared with the
+    committed JSONL, and the classification targets on it."""
+    session.install(*TEST_TOOLS)
+    session.install("-e", "shared_core", *REAL_ERROR_LIBRARIES)
+    session.run(
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "--allow-hosts=127.0.0.1",
+        # the corpus keeps the raised exceptions, their responses and sockets with them
+        "-p",
+        "no:unraisableexception",
+        "-W",
+        "ignore::ResourceWarning",
+        "shared_core/tests/real_errors",
+        *session.posargs,
+        env={"PYTHONHASHSEED": "0", "TOOLERR_REAL_ERRORS": "1"},
+    )
 
 
 def _typecheck(session: nox.Session, src: str) -> None:

@@ -188,7 +188,14 @@ CASES: list[tuple[str, BaseException, str, str | None, str | None]] = [
         "words:unrecoverable:readonly database",
         None,
     ),
-    ("sqlite3 no table", sqlite3.OperationalError("no such table: users"), "ambiguous", None, None),
+    # issue 11: a missing table is a name in the statement the caller wrote
+    (
+        "sqlite3 no table",
+        sqlite3.OperationalError("no such table: users"),
+        "fixable",
+        "words:fixable:no such table:",
+        None,
+    ),
     ("json decode", json.JSONDecodeError("Expecting value", "", 0), "ambiguous", None, None),
     (
         "httpx.ReadTimeout",
@@ -445,7 +452,7 @@ CASES: list[tuple[str, BaseException, str, str | None, str | None]] = [
         with_attrs(GrpcInactiveRpcError("rpc"), code=lambda: StatusCode("UNAVAILABLE")),
         "transient",
         "grpc:UNAVAILABLE",
-        "unknown_outcome",
+        "not_executed",  # issue 11: UNAVAILABLE is turned away (the server took no call)
     ),
     (
         "grpc PERMISSION_DENIED",

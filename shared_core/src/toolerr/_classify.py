@@ -22,12 +22,13 @@ from __future__ import annotations
 import errno as _errno
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any, NamedTuple
 
 from . import _rules as R
 from ._detect import Detection, analyse
-from ._exceptions import ExceptionFacts, Link, lookup_name, parse_retry_after, read_exception
+from ._exceptions import ExceptionFacts, Link, lookup_name, parse_retry_after, read_exception, safe_getattr
 from ._failopen import log_swallowed
 from ._render import is_c1_suffix, strip_c1_suffix
 from ._types import NOT_FAILED, Kind, Message, Outcome, Verdict
@@ -566,9 +567,31 @@ def traceback_view(text: str) -> str:
 # --- exceptions ----------------------------------------------------------------------------
 
 
+def _specific(link: Link) -> tuple[R.CodeRule, str] | None:
+    """The most specific code an exception carries (an API error code of its body, an AWS
+    error code, a rate-limit header): it beats the class and the HTTP status class."""
+    for code in link.vendor:
+        return R.VENDOR_ERROR_CODES[code], f"code:{code}"
+    if link.aws_code is not None:
+        aws = R.AWS_ERROR_CODES.get(link.aws_code)
+        if aws is not None:
+            return aws, f"aws:{link.aws_code}"
+    if link.rate_limited and link.status in (403, 429):
+        return R.RATE_LIMIT_RULE, "header:x-ratelimit-remaining"
+    return None
+
+
 def _link_hits(link: Link) -> list[_Hit]:
     """What one exception says by its class and attributes, strongest first."""
     hits: list[_Hit] = []
+    specific = _specific(link)
+    if specific is not None:
+        code_rule, code_id = specific
+        if code_rule.kind is None:
+            if code_rule.decisive:
+                return [_Hit(None, None, code_rule.family, None, True)]
+        else:
+            hits.append(_Hit(code_rule.kind, code_id, code_rule.family, code_rule.outcome))
     rule = link.rule
     if rule is not None and rule.kind is not None:
         hits.append(_Hit(rule.kind, f"exception:{link.rule_class}", rule.family, rule.outcome))
@@ -654,8 +677,13 @@ def _verdict(
 ) -> Verdict:
     kind: Kind = "ambiguous" if hit is None or hit.kind is None else hit.kind
     outcome: Outcome | None = None
+    chain = [o for link in facts.links[1:] for o in _link_outcomes(link)] if facts is not None else []
     if kind == "transient":
-        if hit is not None and hit.outcome is not None:
+        if chain:
+            # The cause decides: an SDK's APIConnectionError raised from a refused connect
+            # was turned away; one raised from a read timeout has an unknown outcome.
+            outcome = _final_outcome(chain)
+        elif hit is not None and hit.outcome is not None:
             outcome = hit.outcome
         else:
             outcomes = list(ev.outcomes)
@@ -698,15 +726,56 @@ def _verdict(
     )
 
 
-def _classify(det: Detection, exception: BaseException | None) -> Verdict:
+def _group_members(exception: BaseException | None) -> tuple[BaseException, ...]:
+    """The members of an ``ExceptionGroup`` (asyncio TaskGroup, anyio), at most 16."""
+    if exception is None:
+        return ()
+    # by name: the builtin (3.11+) and the ``exceptiongroup`` backport
+    if not any(getattr(c, "__name__", "") == "BaseExceptionGroup" for c in type(exception).__mro__):
+        return ()
+    members = safe_getattr(exception, "exceptions")
+    if not isinstance(members, tuple):
+        return ()
+    return tuple(m for m in members[:16] if isinstance(m, BaseException))
+
+
+def _classify_group(det: Detection, members: tuple[BaseException, ...], depth: int) -> Verdict | None:
+    """A group decided from its members: the highest-priority kind among them (unrecoverable,
+    transient, fixable); a transient group's outcome is unknown if any member's is."""
+    verdicts = [_classify(det, m, depth + 1) for m in members]
+    best: Verdict | None = None
+    for verdict in verdicts:
+        rank = _RANK.get(verdict.kind, 3)
+        if rank < 3 and (best is None or rank < _RANK.get(best.kind, 3)):
+            best = verdict
+    if best is None:
+        return None
+    if best.kind == "transient":
+        outcomes = [v.outcome for v in verdicts if v.kind == "transient"]
+        outcome: Outcome = "unknown_outcome" if "unknown_outcome" in outcomes else "not_executed"
+        best = replace(best, outcome=outcome)
+    return replace(best, detection=det.detection)
+
+
+def _classify(det: Detection, exception: BaseException | None, depth: int = 0) -> Verdict:
+    members = _group_members(exception) if depth < 3 else ()
+    if members:
+        grouped = _classify_group(det, members, depth)
+        if grouped is not None:
+            return grouped
     ev = _Evidence()
     facts = read_exception(exception) if exception is not None else None
-    # Quota traps in the exception's own messages beat everything.
+    # Quota traps in the exception's own messages and response bodies beat everything.
     if facts is not None:
+        body_ev = _Evidence()
         for link in facts.links:
             _scan(ev, link.message, names=False)
+            if link.body:
+                _scan(body_ev, link.body, names=False)
         if ev.traps:
             return _verdict(det, ev.traps[0], facts, ev)
+        if body_ev.traps:
+            return _verdict(det, body_ev.traps[0], facts, ev)
         top_hits = _link_hits(facts.links[0])
         if top_hits:
             top = top_hits[0]

@@ -10,6 +10,7 @@ any attribute access may raise, and a broken exception never breaks detection.
 from __future__ import annotations
 
 import errno as _errno
+import json
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -44,6 +45,9 @@ class Link:
     aws_code: str | None = None
     jsonrpc: int | None = None
     message: str = ""
+    body: str = ""  # the start of the HTTP response body the exception carries
+    vendor: list[str] = field(default_factory=list)  # API error codes (body, SDK attributes)
+    rate_limited: bool = False  # a rate-limit header says nothing is left
 
 
 @dataclass
@@ -194,6 +198,7 @@ def _status_from(value: Any, link: Link) -> None:
     if value is None or isinstance(value, bool):
         return
     if isinstance(value, int):
+        value = int(value)  # an IntEnum (http.HTTPStatus) becomes a plain int
         if 400 <= value <= 599 and link.status is None:
             link.status = value
         elif -32768 <= value <= -32000 and link.jsonrpc is None:
@@ -216,11 +221,58 @@ def _status_from(value: Any, link: Link) -> None:
         link.grpc = link.grpc or name
 
 
+def _body_text(value: Any) -> str:
+    """The start of a response body given as bytes, text or parsed JSON; never raises."""
+    try:
+        if isinstance(value, (bytes, bytearray)):
+            return bytes(value[: R.BODY_MAX_CHARS]).decode("utf-8", "replace")
+        if isinstance(value, str):
+            return value[: R.BODY_MAX_CHARS]
+        if isinstance(value, (Mapping, list)):
+            return json.dumps(value, default=str)[: R.BODY_MAX_CHARS]
+    except Exception:  # noqa: BLE001 - a foreign body type must not break detection
+        return ""
+    return ""
+
+
+def _vendor_codes(body: str, link: Link) -> None:
+    """Error codes of a JSON error body: ``error.code``, ``error.type``, ``error.status``
+    and Google ErrorInfo ``reason``s."""
+    if not body.startswith(("{", "[")):
+        return
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):
+        return
+    error = data.get("error") if isinstance(data, dict) else None
+    if not isinstance(error, dict):
+        return
+    for key in ("code", "type", "status"):
+        value = error.get(key)
+        if isinstance(value, str) and value in R.VENDOR_ERROR_CODES:
+            link.vendor.append(value)
+    details = error.get("details")
+    if isinstance(details, list):
+        for detail in details[:8]:
+            reason = detail.get("reason") if isinstance(detail, dict) else None
+            if isinstance(reason, str) and reason in R.VENDOR_ERROR_CODES:
+                link.vendor.append(reason)
+
+
+def _rate_limited(headers: Any) -> bool:
+    for name in R.RATE_LIMIT_REMAINING_HEADERS:
+        value = _safe_get(headers, name)
+        if isinstance(value, str) and value.strip() == "0":
+            return True
+    return False
+
+
 def _read_link(exc: BaseException, facts: ExceptionFacts) -> Link:
     _, qualname, display = class_name(type(exc))
     link = Link(name=display, qualname=qualname)
     mro = safe_getattr(type(exc), "__mro__") or ()
     is_grpc = False
+    is_gai = False
     try:
         classes = tuple(mro)
     except Exception:  # noqa: BLE001 - a metaclass may do anything
@@ -230,6 +282,8 @@ def _read_link(exc: BaseException, facts: ExceptionFacts) -> Link:
         cls_module, cls_qualname, cls_display = class_name(cls)
         if cls_module.split(".", 1)[0] in R.GRPC_CALLABLE_CODE_PREFIXES:
             is_grpc = True
+        if cls_qualname in R.GAI_CLASSES and cls_module in ("socket", "_socket"):
+            is_gai = True
         if link.rule is None and f"{cls_module}.{cls_qualname}" not in _SKIP_CLASSES:
             rule = lookup_class(cls_module, cls_qualname)
             if rule is not None:
@@ -271,6 +325,20 @@ def _read_link(exc: BaseException, facts: ExceptionFacts) -> Link:
             _status_from(safe_getattr(response, "status"), link)
         if headers is None:
             headers = safe_getattr(response, "headers")
+        # httpx and requests keep a body already read in ``_content`` (reading ``.text``
+        # could consume a stream the caller still wants).
+        link.body = _body_text(safe_getattr(response, "_content"))
+    body = safe_getattr(exc, "body")  # openai / anthropic APIStatusError.body (parsed JSON)
+    if body is not None and not link.body:
+        link.body = _body_text(body)
+    if link.body:
+        _vendor_codes(link.body.strip(), link)
+    for attr in ("code", "type", "reason"):  # openai exc.code / exc.type, google exc.reason
+        value = safe_getattr(exc, attr)
+        if isinstance(value, str) and value in R.VENDOR_ERROR_CODES and value not in link.vendor:
+            link.vendor.append(value)
+    if headers is not None and _rate_limited(headers):
+        link.rate_limited = True
 
     error_obj = safe_getattr(exc, "error")  # MCP McpError.error (ErrorData)
     if error_obj is not None and not isinstance(error_obj, (str, bytes, BaseException)):
@@ -284,6 +352,8 @@ def _read_link(exc: BaseException, facts: ExceptionFacts) -> Link:
 
     errno_value = safe_getattr(exc, "errno")
     name = _errno_name(errno_value)
+    if is_gai and isinstance(errno_value, int):
+        name = R.GAI_ERRNO.get(errno_value, name)
     if name is None:
         winerror = safe_getattr(exc, "winerror")
         if isinstance(winerror, int) and not isinstance(winerror, bool):

@@ -619,6 +619,7 @@ WORDS: tuple[Word, ...] = (
     Word("credit balance is too low", U, "quota", None, "Anthropic 400 billing message", trap=True),
     Word("billing details", U, "quota", None, "OpenAI 'check your plan and billing details'", trap=True),
     Word("billing_hard_limit", U, "quota", None, "OpenAI billing_hard_limit_reached", trap=True),
+    Word("illing hard limit", U, "quota", None, "OpenAI 'Billing hard limit has been reached'", trap=True),
     Word("billing_not_active", U, "quota", None, "OpenAI billing_not_active", trap=True),
     Word(
         "API usage limit", U, "quota", None, "Anthropic 'reached your specified API usage limits'", trap=True
@@ -886,13 +887,145 @@ WORDS: tuple[Word, ...] = (
     Word("No such file or directory", None, "not_found", None, "strerror(ENOENT)"),
     Word("non-zero exit status", None, "exit_code", None, "Python CalledProcessError"),
     Word("uota exceeded", None, "quota", None, "quota without a period: the 429 or gRPC code decides"),
-    Word("Name or service not known", None, "dns", None, "strerror(EAI_NONAME)"),
-    Word("nodename nor servname", None, "dns", None, "macOS EAI_NONAME"),
+    Word(
+        "Name or service not known", T, "dns", NE, "strerror(EAI_NONAME); DELIVERY.md 3: DNS is turned away"
+    ),
+    Word("nodename nor servname", T, "dns", NE, "macOS EAI_NONAME"),
     # --- outcome hints (kind-less): the connection was never made ---
     Word("NewConnectionError", None, "connection", NE, "urllib3 NewConnectionError"),
     Word("Failed to establish a new connection", None, "connection", NE, "urllib3 NewConnectionError"),
     Word("Cannot connect to host", None, "connection", NE, "aiohttp ClientConnectorError"),
     Word("ConnectError", None, "connection", NE, "httpx ConnectError"),
+    # --- the text formats of the libraries agent tools call (issue 11; each from the library's
+    # own message, checked on the live corpus in shared_core/tests/real_errors) ---
+    # botocore
+    Word("Could not connect to the endpoint URL", T, "connection", NE, "botocore EndpointConnectionError"),
+    Word(
+        "Connect timeout on endpoint URL", T, "timeout", NE, "botocore ConnectTimeoutError (never connected)"
+    ),
+    Word("Read timeout on endpoint URL", T, "timeout", UO, "botocore ReadTimeoutError"),
+    Word(
+        "Connection was closed before we received a valid response",
+        T,
+        "connection",
+        UO,
+        "botocore ConnectionClosedError",
+    ),
+    Word("Unable to locate credentials", U, "auth", None, "botocore NoCredentialsError"),
+    Word("You must specify a region", U, "config", None, "botocore NoRegionError"),
+    Word("security token included in the request is", U, "auth", None, "AWS invalid / expired token"),
+    Word("he provided token has expired", U, "auth", None, "S3 ExpiredToken"),
+    Word("Parameter validation failed", F, "validation", None, "botocore ParamValidationError"),
+    Word("is the wrong type. Must be", F, "validation", None, "botocore endpoint parameter validation"),
+    # aiohttp
+    Word("Connection timeout to host", T, "timeout", NE, "aiohttp ConnectionTimeoutError (connect phase)"),
+    Word("Timeout on reading data from socket", T, "timeout", UO, "aiohttp SocketTimeoutError"),
+    # httpx / anyio, asyncio, grpc: refused connections
+    Word(
+        "All connection attempts failed",
+        T,
+        "connection_refused",
+        NE,
+        "httpx/anyio refused connect (issue 12)",
+    ),
+    Word("Connect call failed", T, "connection_refused", NE, "asyncio create_connection refused"),
+    Word(
+        "failed to connect to all addresses", T, "unavailable", NE, "gRPC core UNAVAILABLE (never connected)"
+    ),
+    # OpenAI and Anthropic SDKs (APIConnectionError: the effect is unknown without the cause)
+    Word(
+        "Connection error.",
+        T,
+        "connection",
+        UO,
+        "openai/anthropic APIConnectionError message",
+        boundary=False,
+        only_before=r"(?:^|[:(\"'] ?)$",
+    ),
+    # DNS
+    Word("Temporary failure in name resolution", T, "dns", NE, "strerror(EAI_AGAIN)"),
+    Word("getaddrinfo failed", T, "dns", NE, "Windows socket.gaierror 11001"),
+    Word("Failed to resolve '", T, "dns", NE, "urllib3 NameResolutionError"),
+    Word("failed to resolve host", T, "dns", NE, "psycopg 3 host resolution"),
+    # vendor API error texts
+    Word("organization has been disabled", U, "auth", None, "OpenAI organization deactivated"),
+    Word("must be a member of an organization", U, "auth", None, "OpenAI no_organization"),
+    Word(
+        "region, or territory not supported", U, "region", None, "OpenAI unsupported_country_region_territory"
+    ),
+    Word("does not have access to model", U, "permission", None, "OpenAI project without model access"),
+    Word("requires billing to be enabled", U, "quota", None, "Google BILLING_DISABLED", trap=True),
+    Word("API key not valid", U, "auth", None, "Google API_KEY_INVALID (sent as 400 INVALID_ARGUMENT)"),
+    Word("invalid x-api-key", U, "auth", None, "Anthropic authentication_error"),
+    Word("does not have permission", U, "permission", None, "Anthropic permission_error, Google"),
+    Word("maximum context length", F, "too_large", None, "OpenAI context_length_exceeded"),
+    # SQLite (sqlite3 module texts) and PostgreSQL
+    Word("syntax error", F, "syntax", None, "SQLite 'near \"X\": syntax error', PostgreSQL 42601, shells"),
+    Word("no such table:", F, "undefined_name", None, "SQLite"),
+    Word("no such column:", F, "undefined_name", None, "SQLite"),
+    Word("no such function:", F, "undefined_name", None, "SQLite"),
+    Word("ambiguous column name", F, "syntax", None, "SQLite"),
+    Word("incomplete input", F, "syntax", None, "SQLite"),
+    Word("datatype mismatch", F, "bad_arguments", None, "SQLite SQLITE_MISMATCH"),
+    Word("NOT NULL constraint failed", F, "bad_arguments", None, "SQLite"),
+    Word("CHECK constraint failed", F, "bad_arguments", None, "SQLite"),
+    Word("UNIQUE constraint failed", None, "conflict", None, "SQLite (the row may exist)", decisive=True),
+    Word("violates unique constraint", None, "conflict", None, "PostgreSQL 23505", decisive=True),
+    Word("violates not-null constraint", F, "bad_arguments", None, "PostgreSQL 23502"),
+    Word("violates check constraint", F, "bad_arguments", None, "PostgreSQL 23514"),
+    Word("Incorrect number of bindings supplied", F, "bad_arguments", None, "sqlite3 ProgrammingError"),
+    Word("can only execute one statement at a time", F, "bad_arguments", None, "sqlite3 ProgrammingError"),
+    Word(
+        "does not exist",
+        F,
+        "undefined_name",
+        None,
+        "PostgreSQL 42P01/42703/42883",
+        only_before=r"(?:relation|column|function) \S{1,200} $",
+    ),
+    Word("invalid input syntax for type", F, "bad_arguments", None, "PostgreSQL 22P02"),
+    Word("date/time field value out of range", F, "bad_arguments", None, "PostgreSQL 22008"),
+    Word("due to lock timeout", T, "db_locked", NE, "PostgreSQL 55P03"),
+    Word("deadlock detected", T, "db_conflict", NE, "PostgreSQL 40P01 (rolled back)"),
+    Word("terminating connection due to administrator command", T, "unavailable", UO, "PostgreSQL 57P01"),
+    Word("server closed the connection unexpectedly", T, "connection", UO, "libpq"),
+    Word('FATAL:  role "', U, "auth", None, "PostgreSQL 28000 role does not exist"),
+    Word('FATAL:  database "', U, "config", None, "PostgreSQL 3D000 database does not exist"),
+    # jsonschema (ValidationError str starts with the message, then this header)
+    Word("Failed validating '", F, "validation", None, "jsonschema ValidationError"),
+    Word("is too short", F, "validation", None, "jsonschema minLength/minItems"),
+    Word("is less than the minimum of", F, "validation", None, "jsonschema minimum"),
+    Word("is greater than the maximum of", F, "validation", None, "jsonschema maximum"),
+    Word("has non-unique elements", F, "validation", None, "jsonschema uniqueItems"),
+    Word("is a dependency of", F, "validation", None, "jsonschema dependentRequired"),
+    # Python value errors on arguments
+    Word("invalid literal for int() with base", F, "bad_arguments", None, "int()"),
+    Word("could not convert string to float", F, "bad_arguments", None, "float()"),
+    Word("Invalid isoformat string", F, "bad_arguments", None, "datetime.fromisoformat"),
+    Word("does not match format '", F, "bad_arguments", None, "datetime.strptime"),
+    Word("month must be in 1..12", F, "bad_arguments", None, "datetime.date"),
+    Word("day is out of range for month", F, "bad_arguments", None, "datetime.date"),
+    Word("No time zone found with key", F, "bad_arguments", None, "zoneinfo.ZoneInfoNotFoundError"),
+    Word("does not appear to be an IPv4 or IPv6 address", F, "bad_arguments", None, "ipaddress"),
+    Word("Port out of range", F, "bad_arguments", None, "urllib.parse"),
+    Word("unterminated subpattern", F, "bad_arguments", None, "re.error"),
+    Word("nothing to repeat at position", F, "bad_arguments", None, "re.error"),
+    # URLs
+    Word("unknown url type", F, "bad_url", None, "urllib.request"),
+    Word("No scheme supplied", F, "bad_url", None, "requests MissingSchema"),
+    Word("No host supplied", F, "bad_url", None, "requests InvalidURL"),
+    Word("No connection adapters were found for", F, "bad_url", None, "requests InvalidSchema"),
+    Word("has an unsupported protocol", F, "bad_url", None, "httpx UnsupportedProtocol"),
+    Word("is missing an 'http://' or 'https://' protocol", F, "bad_url", None, "httpx UnsupportedProtocol"),
+    Word("is not a valid host or port", F, "bad_url", None, "urllib3 LocationParseError"),
+    # validation phrasing of real MCP servers (mcp-server-time, reference servers)
+    Word("Incorrect padding", F, "bad_arguments", None, "binascii (base64 input)"),
+    Word("Is a directory", F, "is_directory", None, "strerror(EISDIR)"),
+    Word("Not a directory", F, "not_a_directory", None, "strerror(ENOTDIR)"),
+    Word("Request had invalid authentication credentials", U, "auth", None, "Google UNAUTHENTICATED details"),
+    Word("Method not implemented", U, "not_implemented", None, "gRPC UNIMPLEMENTED details"),
+    Word("Invalid timezone", F, "validation", None, "mcp-server-time 'Invalid timezone: ...'"),
+    Word("Cannot specify both", F, "validation", None, "MCP reference servers' mutually exclusive arguments"),
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -912,14 +1045,14 @@ HTTP_STATUS: dict[int, CodeRule] = {
     408: CodeRule(T, "timeout", UO, "RFC 9110 15.5.9; retried by the OpenAI and Anthropic SDKs"),
     409: CodeRule(None, "conflict", None, "RFC 9110 15.5.10"),
     410: CodeRule(None, "gone", None, "RFC 9110 15.5.11"),
-    413: CodeRule(None, "too_large", None, "RFC 9110 15.5.14"),
+    413: CodeRule(F, "too_large", None, "RFC 9110 15.5.14 (the caller sent too much)"),
     422: CodeRule(F, "validation", None, "RFC 9110 15.5.21; A:wider 'Unprocessable'"),
     423: CodeRule(None, "locked", None, "RFC 4918"),
     425: CodeRule(T, "too_early", NE, "RFC 8470 Too Early (not processed)"),
     429: CodeRule(T, "rate_limit", NE, "RFC 6585; quota traps override"),
     451: CodeRule(U, "legal", None, "RFC 7725"),
     500: CodeRule(T, "server_error", UO, "RFC 9110 15.6.1; retried by the OpenAI and Anthropic SDKs"),
-    501: CodeRule(None, "not_implemented", None, "RFC 9110 15.6.2"),
+    501: CodeRule(U, "not_implemented", None, "RFC 9110 15.6.2 (gRPC UNIMPLEMENTED: not served)"),
     502: CodeRule(T, "bad_gateway", UO, "RFC 9110 15.6.3"),
     503: CodeRule(T, "unavailable", NE, "RFC 9110 15.6.4 (request turned away)"),
     504: CodeRule(T, "timeout", UO, "RFC 9110 15.6.5"),
@@ -948,10 +1081,14 @@ GRPC_STATUS: dict[str, CodeRule] = {
     "RESOURCE_EXHAUSTED": CodeRule(T, "rate_limit", NE, "gRPC 8; A:wider; quota traps override"),
     "FAILED_PRECONDITION": CodeRule(None, "precondition", None, "gRPC 9"),
     "ABORTED": CodeRule(T, "db_conflict", UO, "gRPC 10 (concurrency conflict; retry)"),
-    "OUT_OF_RANGE": CodeRule(None, "out_of_range", None, "gRPC 11"),
-    "UNIMPLEMENTED": CodeRule(None, "not_implemented", None, "gRPC 12"),
-    "INTERNAL": CodeRule(None, "grpc.internal", None, "gRPC 13"),
-    "UNAVAILABLE": CodeRule(T, "unavailable", UO, "gRPC 14; A:wider"),
+    "OUT_OF_RANGE": CodeRule(F, "out_of_range", None, "gRPC 11 (HTTP 400: an argument past the valid range)"),
+    "UNIMPLEMENTED": CodeRule(
+        U, "not_implemented", None, "gRPC 12 (the method is not served: no retry or argument helps)"
+    ),
+    "INTERNAL": CodeRule(T, "server_error", UO, "gRPC 13 (HTTP 500, as google-api-core maps it)"),
+    "UNAVAILABLE": CodeRule(
+        T, "unavailable", NE, "gRPC 14; A:wider (turned away: the server did not take the call)"
+    ),
     "DATA_LOSS": CodeRule(None, "data_loss", None, "gRPC 15"),
     "UNAUTHENTICATED": CodeRule(U, "auth", None, "gRPC 16; A:wider"),
 }
@@ -1025,15 +1162,27 @@ ERRNO: dict[str, CodeRule] = {
     "ENETDOWN": CodeRule(T, "network", NE, "network down"),
     "EHOSTDOWN": CodeRule(T, "network", NE, "host down"),
     "ENOENT": CodeRule(None, "not_found", None, "A:ambiguous (missing files)"),
-    "ENOTDIR": CodeRule(None, "not_found", None, "not a directory"),
-    "EISDIR": CodeRule(None, "is_directory", None, "is a directory"),
+    "ENOTDIR": CodeRule(F, "not_a_directory", None, "not a directory (a path the caller gave)"),
+    "EISDIR": CodeRule(F, "is_directory", None, "is a directory (a path the caller gave)"),
     "EEXIST": CodeRule(None, "exists", None, "file exists"),
     "ENOTEMPTY": CodeRule(None, "not_empty", None, "directory not empty"),
+    "EAI_NONAME": CodeRule(T, "dns", NE, "getaddrinfo EAI_NONAME (DELIVERY.md 3: DNS is turned away)"),
+    "EAI_NODATA": CodeRule(T, "dns", NE, "getaddrinfo EAI_NODATA"),
+    "EAI_FAIL": CodeRule(T, "dns", NE, "getaddrinfo EAI_FAIL"),
     "ENOTFOUND": CodeRule(None, "dns", None, "Node.js getaddrinfo ENOTFOUND (host may not exist)"),
     "EMFILE": CodeRule(None, "too_many_files", None, "too many open files"),
 }
 # Floor errno names are matched as plain substrings (A:floor); the others as whole words.
 ERRNO_SUBSTRING: tuple[str, ...] = ("EACCES", "EPERM", "ECONNRESET", "ECONNREFUSED", "ETIMEDOUT", "EAI_AGAIN")
+# socket.gaierror numbers (glibc netdb.h; what Python raises for getaddrinfo).
+GAI_ERRNO: dict[int, str] = {
+    -2: "EAI_NONAME",
+    -3: "EAI_AGAIN",
+    -4: "EAI_FAIL",
+    -5: "EAI_NODATA",
+    8: "EAI_NONAME",
+}
+GAI_CLASSES: tuple[str, ...] = ("gaierror",)
 # Windows socket errors as printed by Python ("[WinError 10061] ...").
 WINERROR: dict[int, str] = {
     5: "EACCES",
@@ -1081,9 +1230,12 @@ SQLSTATE: dict[str, CodeRule] = {
     "23514": CodeRule(F, "bad_arguments", None, "check_violation"),
     "23505": CodeRule(None, "conflict", None, "unique_violation (the row may already exist)"),
     "23503": CodeRule(None, "conflict", None, "foreign_key_violation"),
-    "42P01": CodeRule(None, "not_found", None, "undefined_table"),
-    "42703": CodeRule(None, "not_found", None, "undefined_column"),
-    "42883": CodeRule(None, "not_found", None, "undefined_function"),
+    "42P01": CodeRule(
+        F, "undefined_name", None, "undefined_table (a name in the statement the caller wrote)"
+    ),
+    "42703": CodeRule(F, "undefined_name", None, "undefined_column (a name in the caller's statement)"),
+    "42883": CodeRule(F, "undefined_name", None, "undefined_function (a name in the caller's statement)"),
+    "3D000": CodeRule(U, "config", None, "invalid_catalog_name (the database does not exist)"),
     "57014": CodeRule(None, "command_timeout", None, "query_canceled (statement timeout stays ambiguous)"),
 }
 SQLSTATE_CLASSES: dict[str, CodeRule] = {
@@ -1144,10 +1296,58 @@ AWS_ERROR_CODES: dict[str, CodeRule] = {
     "InvalidParameter": CodeRule(F, "bad_arguments", None, "AWS"),
     "InvalidParameterCombination": CodeRule(F, "bad_arguments", None, "AWS"),
     "MissingParameter": CodeRule(F, "bad_arguments", None, "AWS"),
-    "NoSuchKey": CodeRule(None, "not_found", None, "S3"),
-    "NoSuchBucket": CodeRule(None, "not_found", None, "S3"),
-    "ResourceNotFoundException": CodeRule(None, "not_found", None, "AWS"),
+    "NoSuchKey": CodeRule(None, "not_found", None, "S3", True),
+    "NoSuchBucket": CodeRule(None, "not_found", None, "S3", True),
+    "ResourceNotFoundException": CodeRule(
+        None, "not_found", None, "AWS (sent with HTTP 400: the code wins)", True
+    ),
+    "AWS.SimpleQueueService.NonExistentQueue": CodeRule(None, "not_found", None, "SQS (HTTP 400)", True),
+    "ConditionalCheckFailedException": CodeRule(
+        None, "precondition", None, "DynamoDB (HTTP 400: the condition, not the request)", True
+    ),
+    "ItemCollectionSizeLimitExceededException": CodeRule(None, "quota", None, "DynamoDB (HTTP 400)", True),
+    "TransactionConflictException": CodeRule(
+        T, "db_conflict", NE, "DynamoDB (HTTP 400; the transaction was rejected)"
+    ),
+    "InvalidRange": CodeRule(F, "bad_arguments", None, "S3 (HTTP 416: the range the caller asked)"),
+    "ServiceException": CodeRule(T, "server_error", UO, "Lambda (HTTP 500)"),
 }
+
+# ---------------------------------------------------------------------------------------------
+# Error codes inside API error bodies (``error.code``, ``error.type``, Google ``status`` and
+# ErrorInfo ``reason``) and the SDK attributes that carry them (openai ``exc.code`` /
+# ``exc.type``, google-api-core ``exc.reason``). A specific code beats the HTTP status class.
+# ---------------------------------------------------------------------------------------------
+
+VENDOR_ERROR_CODES: dict[str, CodeRule] = {
+    "insufficient_quota": CodeRule(U, "quota", None, "OpenAI 429 insufficient_quota"),
+    "billing_hard_limit_reached": CodeRule(U, "quota", None, "OpenAI billing hard limit"),
+    "billing_not_active": CodeRule(U, "quota", None, "OpenAI billing not active"),
+    "invalid_api_key": CodeRule(U, "auth", None, "OpenAI 401"),
+    "no_organization": CodeRule(U, "auth", None, "OpenAI 401 (no organisation)"),
+    "organization_deactivated": CodeRule(U, "auth", None, "OpenAI organisation disabled"),
+    "unsupported_country_region_territory": CodeRule(U, "region", None, "OpenAI 403"),
+    "rate_limit_exceeded": CodeRule(T, "rate_limit", NE, "OpenAI 429 rate limit"),
+    "context_length_exceeded": CodeRule(F, "too_large", None, "OpenAI 400"),
+    "overloaded_error": CodeRule(T, "overloaded", NE, "Anthropic 529"),
+    "rate_limit_error": CodeRule(T, "rate_limit", NE, "Anthropic 429"),
+    "authentication_error": CodeRule(U, "auth", None, "Anthropic 401"),
+    "permission_error": CodeRule(U, "permission", None, "Anthropic 403"),
+    "request_too_large": CodeRule(F, "too_large", None, "Anthropic 413"),
+    "not_found_error": CodeRule(None, "not_found", None, "Anthropic 404", True),
+    "api_error": CodeRule(T, "server_error", UO, "Anthropic 500"),
+    "API_KEY_INVALID": CodeRule(U, "auth", None, "Google ErrorInfo reason (sent with 400)"),
+    "BILLING_DISABLED": CodeRule(U, "quota", None, "Google ErrorInfo reason (sent with 403)"),
+    "SERVICE_DISABLED": CodeRule(U, "config", None, "Google ErrorInfo reason"),
+    "ACCESS_TOKEN_EXPIRED": CodeRule(U, "auth", None, "Google ErrorInfo reason"),
+}
+# Response headers that say a 403/429 is a rate limit (GitHub: 403 with remaining 0).
+RATE_LIMIT_REMAINING_HEADERS: tuple[str, ...] = ("x-ratelimit-remaining", "x-ratelimit-remaining-requests")
+RATE_LIMIT_RULE = CodeRule(
+    T, "rate_limit", NE, "x-ratelimit-remaining: 0 (GitHub sends its rate limit as 403)"
+)
+# Attributes that hold the parsed body (openai/anthropic ``exc.body``) or the response.
+BODY_MAX_CHARS = 4096
 
 # ---------------------------------------------------------------------------------------------
 # Markers: texts that announce a structured code, parsed where they are found.
@@ -1156,6 +1356,13 @@ AWS_ERROR_CODES: dict[str, CodeRule] = {
 _UNIT = r"(?P<unit>ms|milliseconds?|s\b|secs?\b|seconds?|m\b|mins?\b|minutes?)"
 _NUM_SEP = r"[\"']?[ \t]*[:=#]?[ \t]*[\"']?"
 MARKERS: tuple[Marker, ...] = (
+    Marker(
+        "error responses",
+        "http",
+        r"too many (?P<code>[1-5]\d\d) error responses",
+        len("too many 429 "),
+        "urllib3 ResponseError in MaxRetryError ('too many 429 error responses')",
+    ),
     Marker(
         "HTTP",
         "http",
@@ -1329,7 +1536,9 @@ RETRY_UNITS: dict[str, float] = {
 # punctuation. Numbers elsewhere in prose are never read as a status.
 START_STATUS = (
     r"(?:[\w.]{0,120}(?:Error|Exception|error|ERROR)[ \t]*:[ \t]*)?(?:HTTP[ \t]*)?(?P<code>[45]\d\d)"
-    r"(?=[ \t]*(?:[A-Z][a-z]|[:\-(]|\Z|\n))"
+    r"(?=[ \t]*(?:[A-Z][a-z]|[:\-(]|\Z|\n)"
+    # google-api-core: "429 GET https://...: message", "503 backend unavailable"
+    r"|[ \t]+(?:GET|POST|PUT|PATCH|DELETE|HEAD) |[ \t]+[a-z]+[ \t][a-z])"
 )
 # An exception name at the start of the message or of a line of a Python trace.
 EXCEPTION_NAME = r"(?P<name>(?:[A-Za-z_]\w{0,80}\.){0,8}[A-Za-z_]\w{0,120})(?=[:(]|\Z)"
@@ -1365,8 +1574,12 @@ EXCEPTIONS: tuple[ExceptionRule, ...] = (
     ExceptionRule(_B, "ConnectionError", T, "connection", None, source="Python ConnectionError"),
     ExceptionRule(_B, "PermissionError", U, "permission", None, source="Python EACCES/EPERM"),
     ExceptionRule(_B, "FileNotFoundError", None, "not_found", None, True, "A:ambiguous (missing files)"),
-    ExceptionRule(_B, "NotADirectoryError", None, "not_found", None, True, "Python ENOTDIR"),
-    ExceptionRule(_B, "IsADirectoryError", None, "is_directory", None, True, "Python EISDIR"),
+    ExceptionRule(
+        _B, "NotADirectoryError", F, "not_a_directory", None, False, "Python ENOTDIR (a path the caller gave)"
+    ),
+    ExceptionRule(
+        _B, "IsADirectoryError", F, "is_directory", None, False, "Python EISDIR (a path the caller gave)"
+    ),
     ExceptionRule(_B, "FileExistsError", None, "exists", None, True, "Python EEXIST"),
     ExceptionRule(_B, "KeyError", None, "KeyError", None, True, "a bug inside the tool"),
     ExceptionRule(_B, "IndexError", None, "IndexError", None, True, "a bug inside the tool"),
@@ -1400,8 +1613,8 @@ EXCEPTIONS: tuple[ExceptionRule, ...] = (
     ExceptionRule("httpx", "WriteError", T, "connection", UO, source="httpx"),
     ExceptionRule("httpx", "RemoteProtocolError", T, "connection", UO, source="httpx (server disconnected)"),
     ExceptionRule("httpx", "NetworkError", T, "network", UO, source="httpx"),
-    ExceptionRule("httpx", "UnsupportedProtocol", None, "bad_url", None, True, "httpx"),
-    ExceptionRule("httpx", "InvalidURL", None, "bad_url", None, True, "httpx"),
+    ExceptionRule("httpx", "UnsupportedProtocol", F, "bad_url", None, False, "httpx"),
+    ExceptionRule("httpx", "InvalidURL", F, "bad_url", None, False, "httpx"),
     # requests (classes live in requests.exceptions)
     ExceptionRule("requests", "ConnectTimeout", T, "timeout", NE, source="requests: never connected"),
     ExceptionRule("requests", "ReadTimeout", T, "timeout", UO, source="requests"),
@@ -1415,14 +1628,30 @@ EXCEPTIONS: tuple[ExceptionRule, ...] = (
     ExceptionRule(
         "requests", "ConnectionError", T, "connection", None, source="requests (outcome from the cause)"
     ),
-    ExceptionRule("requests", "InvalidURL", None, "bad_url", None, True, "requests"),
-    ExceptionRule("requests", "MissingSchema", None, "bad_url", None, True, "requests"),
+    ExceptionRule("requests", "InvalidURL", F, "bad_url", None, False, "requests"),
+    ExceptionRule("requests", "MissingSchema", F, "bad_url", None, False, "requests"),
     # urllib3
     ExceptionRule("urllib3", "ConnectTimeoutError", T, "timeout", NE, source="urllib3"),
     ExceptionRule(
         "urllib3", "NewConnectionError", T, "connection", NE, source="urllib3 (connection not established)"
     ),
-    ExceptionRule("urllib3", "NameResolutionError", None, "dns", NE, False, "urllib3 (the message decides)"),
+    ExceptionRule(
+        "urllib3", "NameResolutionError", T, "dns", NE, False, "urllib3 (DNS: the request was never sent)"
+    ),
+    ExceptionRule("urllib3", "LocationParseError", F, "bad_url", None, False, "urllib3 URL parsing"),
+    ExceptionRule(
+        "requests", "InvalidSchema", F, "bad_url", None, False, "requests (no adapter for the scheme)"
+    ),
+    ExceptionRule("aiohttp", "NonHttpUrlClientError", F, "bad_url", None, False, "aiohttp (not an http URL)"),
+    ExceptionRule("aiohttp", "ClientConnectorDNSError", T, "dns", NE, False, "aiohttp 3.10+ DNS failure"),
+    ExceptionRule("re", "error", F, "bad_arguments", None, False, "re.error (a pattern the caller wrote)"),
+    ExceptionRule("re", "PatternError", F, "bad_arguments", None, False, "re.PatternError (3.13)"),
+    ExceptionRule(
+        "zoneinfo", "ZoneInfoNotFoundError", F, "bad_arguments", None, False, "zoneinfo (a KeyError)"
+    ),
+    ExceptionRule(
+        "socket", "gaierror", T, "dns", NE, False, "getaddrinfo failure: the request was never sent"
+    ),
     ExceptionRule("urllib3", "ReadTimeoutError", T, "timeout", UO, source="urllib3"),
     ExceptionRule("urllib3", "ProtocolError", T, "connection", UO, source="urllib3 ('Connection aborted.')"),
     ExceptionRule(
@@ -1444,7 +1673,7 @@ EXCEPTIONS: tuple[ExceptionRule, ...] = (
     ExceptionRule("aiohttp", "ServerDisconnectedError", T, "connection", UO, source="aiohttp"),
     ExceptionRule("aiohttp", "ClientPayloadError", T, "connection", UO, source="aiohttp"),
     ExceptionRule("aiohttp", "ClientOSError", T, "connection", UO, source="aiohttp"),
-    ExceptionRule("aiohttp", "InvalidURL", None, "bad_url", None, True, "aiohttp"),
+    ExceptionRule("aiohttp", "InvalidURL", F, "bad_url", None, False, "aiohttp"),
     # openai / anthropic SDKs (classes report __module__ "openai" / "anthropic")
     *(
         rule
@@ -1455,7 +1684,8 @@ EXCEPTIONS: tuple[ExceptionRule, ...] = (
             ),
             ExceptionRule(sdk, "APITimeoutError", T, "timeout", UO, source=sdk),
             ExceptionRule(sdk, "APIConnectionError", T, "connection", UO, source=sdk),
-            ExceptionRule(sdk, "InternalServerError", T, "server_error", UO, source=f"{sdk} >= 500"),
+            # any status >= 500: the status decides the outcome (503 was turned away)
+            ExceptionRule(sdk, "InternalServerError", T, "server_error", None, source=f"{sdk} >= 500"),
             ExceptionRule(sdk, "ServiceUnavailableError", T, "unavailable", NE, source=f"{sdk} 503"),
             ExceptionRule(sdk, "OverloadedError", T, "overloaded", NE, source=f"{sdk} 529"),
             ExceptionRule(sdk, "DeadlineExceededError", T, "timeout", UO, source=f"{sdk} 504"),
