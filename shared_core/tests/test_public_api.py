@@ -35,6 +35,8 @@ def test_all_names_exist_once() -> None:
         "StringBan",
         "FailureLedger",
         "inspect_result",
+        "ResultDelivery",
+        "PolicyOptions",
     ):
         assert name in toolerr.__all__
 

@@ -13,6 +13,7 @@ from ._detect import detect_failure
 from ._forms import DecisionStep, ExchangeResult, find_decision_step, pair_results
 from ._layer import (
     DetectionRecord,
+    ResultDelivery,
     Rewrite,
     ToolErrorLayer,
     ToolLoopError,
@@ -29,7 +30,7 @@ from ._ledger import (
     decide_loop,
     exact_arguments,
 )
-from ._policy import Policy, safety_from_annotations
+from ._policy import POLICY_OPTIONS, Policy, PolicyOptions, safety_from_annotations
 from ._render import (
     GUIDANCE,
     GUIDANCE_CHECK_FIRST,
@@ -66,6 +67,7 @@ __all__ = [
     "GUIDANCE_CHECK_FIRST",
     "KINDS",
     "NOTE_PREFIX",
+    "POLICY_OPTIONS",
     "BanCursor",
     "DecisionStep",
     "DetectionRecord",
@@ -79,8 +81,10 @@ __all__ = [
     "Message",
     "Outcome",
     "Policy",
+    "PolicyOptions",
     "PreparedVocabulary",
     "RepeatReport",
+    "ResultDelivery",
     "Rewrite",
     "Role",
     "StringBan",
