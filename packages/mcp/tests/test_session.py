@@ -366,13 +366,20 @@ async def test_closed_connection_becomes_a_failed_result() -> None:
 async def test_internal_error_fails_open(
     session: RecoveringSession, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    def broken(messages: Any) -> Any:
+    def broken(*args: Any) -> Any:
         raise RuntimeError("toolerr bug")
 
     direct = await session.session.call_tool("convert", {"value": 1, "unit": "kelvins"})
-    monkeypatch.setattr(session.recovery, "_apply", broken)
+    monkeypatch.setattr(session.recovery._layer, "_delivery", broken)  # inside the core's delivery
     with caplog.at_level(logging.ERROR, logger="toolerr"):
         result = await session.call_tool("convert", {"value": 1, "unit": "kelvins"})
+    assert result.model_dump_json() == direct.model_dump_json()
+    assert "delivering a tool result failed" in caplog.text
+    monkeypatch.undo()
+    monkeypatch.setattr("toolerr_mcp._recovery._compat.result_with", broken)  # in the adapter
+    direct = await session.session.call_tool("convert", {"value": 2, "unit": "kelvins"})
+    with caplog.at_level(logging.ERROR, logger="toolerr"):
+        result = await session.call_tool("convert", {"value": 2, "unit": "kelvins"})
     assert result.model_dump_json() == direct.model_dump_json()
     assert "could not annotate" in caplog.text
 

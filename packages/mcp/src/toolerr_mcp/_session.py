@@ -131,7 +131,10 @@ class RecoveringSession:
                 name, arguments, read_timeout_seconds, progress_callback, **kwargs
             )
 
-        return await self.recovery.call(name, arguments, invoke, before_failure=self._learn_annotations)
+        learn = self._fetch_annotations and not self.recovery.knows_tools
+        return await self.recovery.call(
+            name, arguments, invoke, before_failure=self._learn_annotations if learn else None
+        )
 
     async def _learn_annotations(self) -> None:
         """Before classifying a failure: list the tools once if no listing was seen, so a
