@@ -611,6 +611,7 @@ class ToolErrorLayer:
         raw_arguments: str | None = None,
         run: object | None = None,
         ledger: FailureLedger | None = None,
+        record: bool = True,
     ) -> ResultDelivery:
         """The delivery of one tool result, for a placement that can change only that result
         (an MCP result, a function tool's output, a gateway or capability hook).
@@ -625,13 +626,15 @@ class ToolErrorLayer:
         ``run``: the run scope (the framework's per-run object or key); its ledger is the one
         :meth:`check_call` uses when given no conversation. ``ledger``: a ledger of the run's
         earlier calls that the adapter derived itself (it is recorded into) instead.
+        ``record``: emit the detection record (``on_record``, the log); ``False`` for an
+        adapter whose model-call :meth:`rewrite` records this failure again.
 
         Raises :class:`ToolLoopError` when the policy's loop action is ``stop`` and the call
         repeats a failure; fails open otherwise (the content passes unchanged, ``error`` set).
         """
         try:
             return self._deliver_result(
-                name, arguments, content, exception, is_error, call_id, raw_arguments, run, ledger
+                name, arguments, content, exception, is_error, call_id, raw_arguments, run, ledger, record
             )
         except ToolLoopError:
             raise
@@ -650,6 +653,7 @@ class ToolErrorLayer:
         raw: str | None,
         run: object | None,
         given: FailureLedger | None,
+        emit: bool,
     ) -> ResultDelivery:
         policy = self.policy
         message = Message(
@@ -695,7 +699,12 @@ class ToolErrorLayer:
         )
         delivered = out.c1_content if policy.form == "c1" else content
         changed = delivered is not content
-        record = self._record(delivery, policy.form, changed, report)
+        if changed and call_id is not None:  # the delivered result is the same failure
+            state.remember(call_id, _fingerprint(delivered), verdict)
+        if emit:
+            record = self._record(delivery, policy.form, changed, report)
+        else:
+            record = self._make_record(delivery, policy.form, changed, report)
         return dataclasses.replace(out, content=delivered, changed=changed, record=record)
 
     # -- delivery ---------------------------------------------------------------
@@ -788,6 +797,28 @@ class ToolErrorLayer:
     def _record(
         self, delivery: Delivery, form: Form, changed: bool, report: RepeatReport | None
     ) -> DetectionRecord:
+        record = self._make_record(delivery, form, changed, report)
+        logger.info(
+            "toolerr: %s failed (%s, rule %s, detected by %s) at message %d; form %s %s",
+            record.tool,
+            record.kind,
+            record.rule,
+            record.detection,
+            record.position,
+            form,
+            "applied" if changed else "not applied",
+        )
+        if self.on_record is not None:
+            try:
+                self.on_record(record)
+            except Exception:
+                logger.exception("toolerr: on_record callback raised; ignored")
+        return record
+
+    @staticmethod
+    def _make_record(
+        delivery: Delivery, form: Form, changed: bool, report: RepeatReport | None
+    ) -> DetectionRecord:
         verdict = delivery.verdict
         repeat = None
         if report is not None:
@@ -820,21 +851,6 @@ class ToolErrorLayer:
             note=delivery.note,
             verdict=verdict,
         )
-        logger.info(
-            "toolerr: %s failed (%s, rule %s, detected by %s) at message %d; form %s %s",
-            record.tool,
-            record.kind,
-            record.rule,
-            record.detection,
-            record.position,
-            form,
-            "applied" if changed else "not applied",
-        )
-        if self.on_record is not None:
-            try:
-                self.on_record(record)
-            except Exception:
-                logger.exception("toolerr: on_record callback raised; ignored")
         return record
 
 

@@ -5,12 +5,16 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolerr import DetectionRecord, Policy
 
 from . import _compat
 from ._recovery import TRANSPORT_ERRORS, CallRecovery
+
+if TYPE_CHECKING:
+    from toolerr import PolicyOptions
+    from typing_extensions import Unpack
 
 logger = logging.getLogger("toolerr")
 
@@ -53,28 +57,15 @@ class RecoveringSession:
         session: Any,
         policy: Policy | None = None,
         *,
-        form: str | None = None,
-        retry_budget: int | None = None,
-        loop_action: str | None = None,
-        tool_safety: dict[str, str] | None = None,
-        max_error_chars: int | None = None,
         on_record: Callable[[DetectionRecord], None] | None = None,
         catch: tuple[type[BaseException], ...] = TRANSPORT_ERRORS,
         fetch_annotations: bool = True,
+        **options: Unpack[PolicyOptions],
     ) -> None:
         if not callable(getattr(session, "call_tool", None)):
             raise TypeError(f"RecoveringSession wraps an mcp.ClientSession, got {type(session).__name__}")
         self.session = session
-        self.recovery = CallRecovery(
-            policy,
-            on_record=on_record,
-            catch=catch,
-            form=form,
-            retry_budget=retry_budget,
-            loop_action=loop_action,
-            tool_safety=tool_safety,
-            max_error_chars=max_error_chars,
-        )
+        self.recovery = CallRecovery(policy, on_record=on_record, catch=catch, **options)
         self._fetch_annotations = fetch_annotations
 
     @property
