@@ -229,3 +229,27 @@ def test_policy_options_are_typed_once() -> None:
     options: PolicyOptions = {"form": "c1", "loop_action": "block"}
     layer = ToolErrorLayer(Policy(retry_budget=1), **options)
     assert (layer.policy.form, layer.policy.loop_action, layer.policy.retry_budget) == ("c1", "block", 1)
+
+
+def test_conversation_run_follows_one_conversation() -> None:
+    from toolerr import ConversationRun
+
+    first = _conversation("Error: HTTP 400 Bad Request", "call_0")
+    start = ConversationRun.follow(None, first[:1])
+    run = ConversationRun.follow(start, first)
+    assert run is not start  # a conversation with no tool result starts a run
+    grown = [*first, Message(role="assistant", tool_calls=(ToolCall("call_1", "read_file", {}),))]
+    grown.append(Message(role="tool", content="ok", tool_call_id="call_1"))
+    assert ConversationRun.follow(run, grown) is run
+    other = _conversation("fine", "call_1")  # another run in the same context
+    assert ConversationRun.follow(run, other) is not run
+    assert ConversationRun.follow(run, first[:1]) is not run
+
+
+def test_deliver_result_parses_raw_arguments_and_reports_repeats() -> None:
+    layer = ToolErrorLayer(form="c1")
+    error = "Error: HTTP 400 Bad Request: missing field id"
+    first = layer.deliver_result("get", None, error, raw_arguments='{"a": 1}', call_id="c0", run="r")
+    again = layer.deliver_result("get", {"a": 1}, error, call_id="c1", run="r")
+    assert not first.repeats and again.repeats and again.record is not None
+    assert again.record.repeat == "exact"

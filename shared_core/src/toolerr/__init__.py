@@ -12,6 +12,7 @@ from ._classify import inspect_message, inspect_result
 from ._detect import detect_failure
 from ._forms import DecisionStep, ExchangeResult, find_decision_step, pair_results
 from ._layer import (
+    ConversationRun,
     DetectionRecord,
     ResultDelivery,
     Rewrite,
@@ -69,6 +70,7 @@ __all__ = [
     "NOTE_PREFIX",
     "POLICY_OPTIONS",
     "BanCursor",
+    "ConversationRun",
     "DecisionStep",
     "DetectionRecord",
     "ExchangeResult",

@@ -37,7 +37,7 @@ from ._forms import (
 from ._ledger import FailureLedger, LoopDecision, RepeatReport, decide_loop
 from ._policy import Policy, PolicyOptions
 from ._render import guidance_for, render_abstract, render_loop_note, render_note
-from ._types import NOT_FAILED, Form, Kind, Message, ToolCall, Verdict, content_text
+from ._types import NOT_FAILED, Form, Kind, Message, ToolCall, Verdict, content_text, parse_arguments
 
 if TYPE_CHECKING:
     if sys.version_info >= (3, 11):
@@ -207,6 +207,13 @@ class ResultDelivery:
         return self.verdict.failed
 
     @property
+    def repeats(self) -> bool:
+        """Whether this failed call repeats an earlier failed call of the run (exactly,
+        canonically or by family) or closes a cycle."""
+        report = self.report
+        return report is not None and (report.previous is not None or report.cycle is not None)
+
+    @property
     def c1_content(self) -> Any:
         """The content form C1 gives, whatever the policy's form (the input when nothing is appended)."""
         if self.suffix is None or content_text(self.content).endswith(self.suffix):
@@ -222,6 +229,30 @@ class ResultDelivery:
     def to_dict(self) -> dict[str, Any]:
         """The serialised shape of this delivery: the record's dict (the verdict's for a success)."""
         return self.record.to_dict() if self.record is not None else self.verdict.to_dict()
+
+
+class ConversationRun:
+    """A run scope for a placement that sees each model call's conversation but no per-run
+    object (a model-input filter, a gateway hook). Keep the latest in the run's own context
+    (a ``ContextVar``: concurrent tasks and threads each have theirs) and pass it to
+    :meth:`follow` at each model call: the same scope is kept while the conversation
+    continues (its tool results start with those seen before), and a new one starts with
+    a conversation that holds no tool result or others (another run in the same context).
+    """
+
+    __slots__ = ("__weakref__", "_results")
+
+    def __init__(self, results: tuple[str | None, ...] = ()) -> None:
+        self._results = results
+
+    @classmethod
+    def follow(cls, previous: ConversationRun | None, messages: Sequence[Message]) -> ConversationRun:
+        """The run scope of ``messages``: ``previous`` when they continue its run, else a new one."""
+        results = tuple(m.tool_call_id for m in messages if m.role == "tool")
+        if previous is not None and results and results[: len(previous._results)] == previous._results:
+            previous._results = results
+            return previous
+        return cls(results)
 
 
 class _Run:
@@ -616,7 +647,8 @@ class ToolErrorLayer:
         """The delivery of one tool result, for a placement that can change only that result
         (an MCP result, a function tool's output, a gateway or capability hook).
 
-        The result is detected and classified (a verdict remembered in ``run`` for this
+        ``arguments``: the parsed arguments (``None`` with ``raw_arguments``: parsed from
+        them). The result is detected and classified (a verdict remembered in ``run`` for this
         call id and content wins; the ``exception`` object is the strongest evidence),
         recorded in the run's failed-call ledger (successes too: they clear a tool's
         failures and take part in cycles) and, for a failure, given its effective kind,
@@ -656,6 +688,8 @@ class ToolErrorLayer:
         emit: bool,
     ) -> ResultDelivery:
         policy = self.policy
+        if arguments is None and raw is not None:
+            arguments = parse_arguments(raw)
         message = Message(
             role="tool",
             content=content,

@@ -28,6 +28,7 @@ from agents.tool import ToolErrorFunction, default_tool_error_function
 from agents.tool_context import ToolContext
 from agents.tool_guardrails import ToolGuardrailFunctionOutput, ToolInputGuardrail, ToolInputGuardrailData
 from toolerr import (
+    ConversationRun,
     DetectionRecord,
     FailureLedger,
     Message,
@@ -62,23 +63,6 @@ class _RunStopped(ToolLoopError, AgentsException):
         self.run_data = None
 
 
-class _Run:
-    """The run scope of one run's verdicts (those learned from its tools' exceptions).
-
-    Kept in the run's asyncio context: concurrent runs (tasks, threads) each have their
-    own. A run that follows another in the same context gets a new one: a model input
-    with no tool result starts a run, and one whose tool results do not continue those
-    the scope saw belongs to another run."""
-
-    __slots__ = ("__weakref__", "results")
-
-    def __init__(self, results: tuple[str | None, ...]) -> None:
-        self.results = results
-
-    def continued_by(self, results: tuple[str | None, ...]) -> bool:
-        return bool(results) and results[: len(self.results)] == self.results
-
-
 class _Snapshot:
     """The neutral conversation of the latest model call of one run (what the guardrail
     checks a new call against) and its run scope; the failed-call ledger is built once,
@@ -86,7 +70,7 @@ class _Snapshot:
 
     __slots__ = ("_ledger", "_lock", "messages", "run")
 
-    def __init__(self, messages: Sequence[Message], run: _Run) -> None:
+    def __init__(self, messages: Sequence[Message], run: ConversationRun) -> None:
         self.messages = messages
         self.run = run
         self._ledger: FailureLedger | None = None
@@ -185,31 +169,22 @@ class ToolErrorRecovery:
         self.layer.remember(call_id, verdict, text, run=run)
         if self.policy.form != "c1":
             return text
-        name = tool or "unknown_tool"
-        raw = context.tool_arguments if context is not None else None
         delivery = self.layer.deliver_result(
-            name,
-            ToolCall.from_raw(call_id, name, raw).arguments if raw is not None else {},
+            tool or "unknown_tool",
+            None,
             text,
             exception=error,
             call_id=call_id,
-            raw_arguments=raw,
+            raw_arguments=context.tool_arguments if context is not None else None,
             run=run,
-            # the run's calls so far (none known without the input filter)
-            ledger=snapshot.ledger(self.layer).copy() if snapshot is not None else self._new_ledger(),
+            ledger=snapshot.ledger(self.layer).copy()  # the run's calls so far
+            if snapshot is not None
+            else FailureLedger(retry_budget=self.policy.retry_budget),
             record=False,  # the input filter records it at the decision step
         )
-        report = delivery.report
-        if report is not None and (report.previous is not None or report.cycle is not None):
-            # A repeat of a failed call of the run (or a cycle): the advice may differ from
-            # the kind's (retry budget, loop), so the input filter appends the right one at
-            # the decision step instead of a sentence in the history that the next step
-            # would contradict.
-            return text
-        return delivery.text
-
-    def _new_ledger(self) -> FailureLedger:
-        return FailureLedger(retry_budget=self.policy.retry_budget)
+        # A repeat of a failed call (or a cycle) may get other advice at the decision step
+        # (retry budget, loop note): the input filter appends it there, not in the history.
+        return text if delivery.repeats else delivery.text
 
     # -- the model input ---------------------------------------------------------------
 
@@ -226,7 +201,9 @@ class ToolErrorRecovery:
             if not isinstance(items, list):
                 return model_data
             conversation = to_conversation(items)
-            snapshot = _Snapshot(conversation.messages, self._run_scope(conversation.messages))
+            previous = self._snapshot.get()
+            run = ConversationRun.follow(previous.run if previous else None, conversation.messages)
+            snapshot = _Snapshot(conversation.messages, run)
             self._snapshot.set(snapshot)
             if self.policy.loop_action in ("block", "stop"):
                 self._attach_guardrail(getattr(data, "agent", None))
@@ -240,16 +217,6 @@ class ToolErrorRecovery:
             logger.exception("toolerr: rewriting the model input failed; it passes unchanged")
             return model_data
         return ModelInputData(input=new_items, instructions=model_data.instructions)
-
-    def _run_scope(self, messages: Sequence[Message]) -> _Run:
-        """This model call's run scope: the one of the previous call in this context when
-        its tool results continue (same call ids first), else a new one."""
-        results = tuple(m.tool_call_id for m in messages if m.role == "tool")
-        previous = self._snapshot.get()
-        if previous is not None and previous.run.continued_by(results):
-            previous.run.results = results
-            return previous.run
-        return _Run(results)
 
     # -- loops -------------------------------------------------------------------------
 
