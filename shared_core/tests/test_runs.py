@@ -237,13 +237,13 @@ def test_conversation_run_follows_one_conversation() -> None:
     first = _conversation("Error: HTTP 400 Bad Request", "call_0")
     start = ConversationRun.follow(None, first[:1])
     run = ConversationRun.follow(start, first)
-    assert run is not start  # a conversation with no tool result starts a run
+    assert run is start  # the conversation grew: the same run
     grown = [*first, Message(role="assistant", tool_calls=(ToolCall("call_1", "read_file", {}),))]
     grown.append(Message(role="tool", content="ok", tool_call_id="call_1"))
     assert ConversationRun.follow(run, grown) is run
     other = _conversation("fine", "call_1")  # another run in the same context
     assert ConversationRun.follow(run, other) is not run
-    assert ConversationRun.follow(run, first[:1]) is not run
+    assert ConversationRun.follow(run, first[:1]) is not run  # no tool result: a new run
 
 
 def test_deliver_result_parses_raw_arguments_and_reports_repeats() -> None:
