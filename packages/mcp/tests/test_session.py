@@ -424,3 +424,22 @@ async def test_wraps_the_2x_client_too() -> None:
         assert compat.is_error(result)
         assert texts(result)[-1] == toolerr.GUIDANCE["fixable"]
         assert texts(await client.call_tool("echo", {"text": "ok"})) == ["ok"]
+
+
+# -- sessions sharing a server (issue 18) ----------------------------------------------------------
+
+
+async def test_sessions_never_share_failures() -> None:
+    """Session A's failed call (and its blocked repeat) does not block session B's
+    identical first call, nor change what B's calls return, whichever runs first."""
+    server = servers.make_server()
+    async with servers.connect(server) as inner_a, servers.connect(server) as inner_b:
+        a, b = RecoveringSession(inner_a), RecoveringSession(inner_b)
+        bad = {"value": 1, "unit": "kelvins"}
+        first_a = await a.call_tool("convert", bad)
+        repeat_a = await a.call_tool("convert", bad)
+        assert texts(repeat_a)[0].startswith("Error: this call was not executed")
+        first_b = await b.call_tool("convert", bad)
+        assert first_b.model_dump_json() == first_a.model_dump_json()  # ran, as A's first did
+        assert (await b.call_tool("convert", {"value": 1, "unit": "celsius"})).is_error in (None, False)
+        assert (await stats(a))["convert"] == 3  # A's first, B's first and B's success
