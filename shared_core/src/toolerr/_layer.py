@@ -453,6 +453,37 @@ class ToolErrorLayer:
             return remembered
         return inspect_message(message)
 
+    def inspect_tool_result(
+        self,
+        name: str,
+        content: Any,
+        *,
+        exception: BaseException | None = None,
+        is_error: bool | None = None,
+        call_id: str | None = None,
+        run: object | None = None,
+    ) -> Verdict:
+        """The verdict for one tool result given by its parts (see :meth:`inspect`)."""
+        return self.inspect(self._result_message(name, content, exception, is_error, call_id), run=run)
+
+    def _result_message(
+        self,
+        name: str,
+        content: Any,
+        exception: BaseException | None,
+        is_error: bool | None,
+        call_id: str | None,
+    ) -> Message:
+        return Message(
+            role="tool",
+            content=content,
+            tool_call_id=call_id,
+            name=name,
+            is_error=is_error,
+            exception=exception,
+            client=self.policy.client,
+        )
+
     def inspect_exception(
         self, exception: BaseException, *, text: str | None = None, tool: str | None = None
     ) -> Verdict:
@@ -643,6 +674,7 @@ class ToolErrorLayer:
         run: object | None = None,
         ledger: FailureLedger | None = None,
         record: bool = True,
+        verdict: Verdict | None = None,
     ) -> ResultDelivery:
         """The delivery of one tool result, for a placement that can change only that result
         (an MCP result, a function tool's output, a gateway or capability hook).
@@ -658,15 +690,27 @@ class ToolErrorLayer:
         ``run``: the run scope (the framework's per-run object or key); its ledger is the one
         :meth:`check_call` uses when given no conversation. ``ledger``: a ledger of the run's
         earlier calls that the adapter derived itself (it is recorded into) instead.
-        ``record``: emit the detection record (``on_record``, the log); ``False`` for an
-        adapter whose model-call :meth:`rewrite` records this failure again.
+        ``verdict``: the verdict of :meth:`inspect_tool_result` for this result when the
+        adapter already asked for it. ``record``: emit the detection record (``on_record``,
+        the log); ``False`` for an adapter whose model-call :meth:`rewrite` records this
+        failure again.
 
         Raises :class:`ToolLoopError` when the policy's loop action is ``stop`` and the call
         repeats a failure; fails open otherwise (the content passes unchanged, ``error`` set).
         """
         try:
             return self._deliver_result(
-                name, arguments, content, exception, is_error, call_id, raw_arguments, run, ledger, record
+                name,
+                arguments,
+                content,
+                exception,
+                is_error,
+                call_id,
+                raw_arguments,
+                run,
+                ledger,
+                record,
+                verdict,
             )
         except ToolLoopError:
             raise
@@ -686,20 +730,13 @@ class ToolErrorLayer:
         run: object | None,
         given: FailureLedger | None,
         emit: bool,
+        known: Verdict | None,
     ) -> ResultDelivery:
         policy = self.policy
         if arguments is None and raw is not None:
             arguments = parse_arguments(raw)
-        message = Message(
-            role="tool",
-            content=content,
-            tool_call_id=call_id,
-            name=name,
-            is_error=is_error,
-            exception=exception,
-            client=policy.client,
-        )
-        verdict = self.inspect(message, run=run)
+        message = self._result_message(name, content, exception, is_error, call_id)
+        verdict = known if known is not None else self.inspect(message, run=run)
         state = self._runs.get(run)
         assert state is not None
         with state.lock:

@@ -32,7 +32,6 @@ from pydantic import ValidationError
 from toolerr import (
     DetectionRecord,
     LoopDecision,
-    Message,
     Policy,
     ToolErrorLayer,
     Verdict,
@@ -232,27 +231,18 @@ class CallRecovery:
         try:
             content = neutral_content(result.content)
             flag = _compat.is_error(result)
-            if (
-                before_failure is not None
-                and self._layer.inspect(
-                    Message(
-                        role="tool",
-                        content=content,
-                        tool_call_id=call_id,
-                        name=name,
-                        is_error=flag,
-                        exception=exception,
-                        client="mcp",
-                    ),
-                    run=run,
-                ).failed
-            ):
-                await self._before_failure(before_failure)
+            verdict = None
+            if before_failure is not None:
+                verdict = self._layer.inspect_tool_result(
+                    name, content, exception=exception, is_error=flag, call_id=call_id, run=run
+                )
+                if verdict.failed:
+                    await self._before_failure(before_failure)
         except Exception:
             logger.exception("toolerr: could not inspect a tool result; it passes unchanged")
             return result
         delivery = self._layer.deliver_result(
-            name, args, content, exception=exception, is_error=flag, call_id=call_id, run=run
+            name, args, content, exception=exception, is_error=flag, call_id=call_id, run=run, verdict=verdict
         )  # fails open; ToolLoopError (stop) propagates
         if not delivery.failed or delivery.error is not None:
             return result
