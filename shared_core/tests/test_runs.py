@@ -253,3 +253,21 @@ def test_deliver_result_parses_raw_arguments_and_reports_repeats() -> None:
     again = layer.deliver_result("get", {"a": 1}, error, call_id="c1", run="r")
     assert not first.repeats and again.repeats and again.record is not None
     assert again.record.repeat == "exact"
+
+
+def test_conversion_cache_reuses_by_content() -> None:
+    from toolerr import ConversionCache
+
+    cache = ConversionCache(size=3)
+    made: list[int] = []
+
+    def make(n: int) -> Message:
+        made.append(n)
+        return Message(role="user", content=str(n))
+
+    first = cache.get((0, {"content": [{"text": "a"}]}), make, 1)
+    assert cache.get((0, {"content": [{"text": "a"}]}), make, 2) is first
+    assert cache.get((0, {"content": [{"text": "b"}]}), make, 3) is not first
+    assert cache.get((0, {"x": 1}), make, 4) is not cache.get((0, {"x": True}), make, 5)
+    assert cache.get((0, object.__new__(type("Unhashable", (), {"__hash__": None}))), make, 6).content == "6"
+    assert made == [1, 3, 4, 5, 6] and len(cache) <= 3

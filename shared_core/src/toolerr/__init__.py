@@ -42,6 +42,7 @@ from ._render import (
     render_abstract,
     render_note,
 )
+from ._reuse import ConversionCache
 from ._types import (
     CLIENTS,
     FORMS,
@@ -71,6 +72,7 @@ __all__ = [
     "POLICY_OPTIONS",
     "BanCursor",
     "ConversationRun",
+    "ConversionCache",
     "DecisionStep",
     "DetectionRecord",
     "ExchangeResult",

@@ -29,6 +29,7 @@ from agents.tool_context import ToolContext
 from agents.tool_guardrails import ToolGuardrailFunctionOutput, ToolInputGuardrail, ToolInputGuardrailData
 from toolerr import (
     ConversationRun,
+    ConversionCache,
     DetectionRecord,
     FailureLedger,
     Message,
@@ -64,15 +65,14 @@ class _RunStopped(ToolLoopError, AgentsException):
 
 
 class _Snapshot:
-    """The neutral conversation of the latest model call of one run (what the guardrail
-    checks a new call against) and its run scope; the failed-call ledger is built once,
-    on first use."""
+    """The neutral conversation of one run's latest model call (what the guardrail checks a
+    new call against) and its run scope; the failed-call ledger is built on first use."""
 
     __slots__ = ("_ledger", "_lock", "messages", "run")
 
-    def __init__(self, messages: Sequence[Message], run: ConversationRun) -> None:
+    def __init__(self, messages: Sequence[Message], previous: _Snapshot | None) -> None:
         self.messages = messages
-        self.run = run
+        self.run: ConversationRun = ConversationRun.follow(getattr(previous, "run", None), messages)
         self._ledger: FailureLedger | None = None
         self._lock = threading.Lock()
 
@@ -116,6 +116,7 @@ class ToolErrorRecovery:
         self._snapshot: contextvars.ContextVar[_Snapshot | None] = contextvars.ContextVar(
             f"toolerr_openai_agents_{id(self):x}", default=None
         )
+        self._conversions = ConversionCache()  # the next model call reuses the conversions
 
     @property
     def policy(self) -> Policy:
@@ -169,6 +170,7 @@ class ToolErrorRecovery:
         self.layer.remember(call_id, verdict, text, run=run)
         if self.policy.form != "c1":
             return text
+        ledger = snapshot.ledger(self.layer).copy() if snapshot else FailureLedger(self.policy.retry_budget)
         delivery = self.layer.deliver_result(
             tool or "unknown_tool",
             None,
@@ -177,9 +179,7 @@ class ToolErrorRecovery:
             call_id=call_id,
             raw_arguments=context.tool_arguments if context is not None else None,
             run=run,
-            ledger=snapshot.ledger(self.layer).copy()  # the run's calls so far
-            if snapshot is not None
-            else FailureLedger(retry_budget=self.policy.retry_budget),
+            ledger=ledger,  # the run's calls so far
             record=False,  # the input filter records it at the decision step
         )
         # A repeat of a failed call (or a cycle) may get other advice at the decision step
@@ -200,10 +200,8 @@ class ToolErrorRecovery:
             items: Any = model_data.input
             if not isinstance(items, list):
                 return model_data
-            conversation = to_conversation(items)
-            previous = self._snapshot.get()
-            run = ConversationRun.follow(previous.run if previous else None, conversation.messages)
-            snapshot = _Snapshot(conversation.messages, run)
+            conversation = to_conversation(items, self._conversions)
+            snapshot = _Snapshot(conversation.messages, self._snapshot.get())
             self._snapshot.set(snapshot)
             if self.policy.loop_action in ("block", "stop"):
                 self._attach_guardrail(getattr(data, "agent", None))
