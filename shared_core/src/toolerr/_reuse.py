@@ -48,11 +48,12 @@ class ConversionCache:
 
 def _freeze(value: Any) -> Any:
     """A hashable value equal for equal JSON-like content (type-tagged containers)."""
-    if isinstance(value, Mapping):
-        return (dict, tuple((key, _freeze(item)) for key, item in value.items()))
-    if isinstance(value, (list, tuple)):
-        return (list, tuple(_freeze(item) for item in value))
-    if isinstance(value, str):
+    kind = type(value)
+    if kind is str:
         return value
+    if kind is dict or isinstance(value, Mapping):
+        return (dict, tuple([(key, _freeze(item)) for key, item in value.items()]))
+    if kind is list or kind is tuple:
+        return (list, tuple([_freeze(item) for item in value]))
     hash(value)
-    return (type(value), value)  # 1, 1.0 and True stay apart
+    return (kind, value)  # 1, 1.0 and True stay apart

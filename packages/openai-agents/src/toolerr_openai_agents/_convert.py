@@ -14,7 +14,7 @@ request is byte for byte the one the SDK built.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -138,7 +138,7 @@ def to_conversation(items: Sequence[Any], cache: ConversionCache | None = None) 
     names: dict[str, str] = {}
     mappings = [as_mapping(item) for item in items]
     model_side = [_is_model_side(item) for item in mappings]
-    cache = cache if cache is not None else ConversionCache(0)
+    get = cache.get if cache is not None else _convert_now
     index = 0
     while index < len(items):
         item, position, end = mappings[index], len(conversation.messages), index + 1
@@ -147,7 +147,7 @@ def to_conversation(items: Sequence[Any], cache: ConversionCache | None = None) 
                 end += 1
             group = tuple(range(index, end))
             parts = (position, *(mappings[i] for i in group))
-            message = cache.get(parts, _assistant, mappings, group, position)
+            message = get(parts, _assistant, mappings, group, position)
             calls = [i for i in group if mappings[i].get("type") == "function_call"]
             for call, call_index in zip(message.tool_calls, calls, strict=True):
                 conversation.call_items[id(call)] = call_index
@@ -157,11 +157,15 @@ def to_conversation(items: Sequence[Any], cache: ConversionCache | None = None) 
             group = (index,)
             call_id = item.get("call_id")
             name = names.get(call_id) if isinstance(call_id, str) else None
-            message = cache.get((position, name, item), _single, item, names, position)
+            message = get((position, name, item), _single, item, names, position)
         conversation.messages.append(message)
         conversation.groups.append(group)
         index = end
     return conversation
+
+
+def _convert_now(key: Any, make: Callable[..., Message], *args: Any) -> Message:
+    return make(*args)
 
 
 def _assistant(mappings: Sequence[Mapping[str, Any]], group: tuple[int, ...], position: int) -> Message:
