@@ -35,10 +35,10 @@ class RecoveringSession:
     A failed call (``is_error``, a JSON-RPC error such as -32601 or -32602, a transport
     failure or a timeout) returns a ``CallToolResult`` with ``is_error`` set, its original
     content, the guidance appended as a text block (form ``c1``; ``c0`` classifies only)
-    and the classification under ``result.meta["toolerr"]`` (keys ``failed``, ``kind``,
-    ``rule``, ``detection``, ``outcome``, ``guidance``, ``loop``, ``note``; ``note`` is the
-    C3 runtime note for clients that place it in a user turn themselves). A success is
-    returned as the very object the session returned.
+    and the classification under ``result.meta["toolerr"]`` (``toolerr.DetectionRecord.to_dict``:
+    ``failed``, ``kind``, ``rule``, ``guidance``, ``loop``, ``note`` ...; ``note`` is the C3
+    runtime note for clients that place it in a user turn themselves). A success is
+    returned as the very object the session returned. The session is its own run scope.
 
     Retry safety comes from the tools' annotations seen in ``list_tools`` results
     (``readOnlyHint``, ``idempotentHint``, ``destructiveHint``), merged under the
