@@ -37,6 +37,9 @@ def test_all_names_exist_once() -> None:
         "inspect_result",
         "ResultDelivery",
         "PolicyOptions",
+        "POLICY_OPTIONS",
+        "ConversationRun",
+        "ConversionCache",
     ):
         assert name in toolerr.__all__
 
