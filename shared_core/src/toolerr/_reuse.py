@@ -29,7 +29,9 @@ class ConversionCache:
     def get(self, key: tuple[Any, ...], make: Callable[..., _M], *args: Any) -> _M:
         """The message converted for ``key`` (mappings and lists in it count by their
         content), else ``make(*args)``, kept for the next call. Content that cannot be
-        hashed (an arbitrary object) is never kept."""
+        hashed (an arbitrary object) is never kept; nothing is with ``size=0``."""
+        if not self._size:
+            return make(*args)
         try:
             parts = _freeze(key)
             found = self._items.get(parts)

@@ -14,13 +14,14 @@ request is byte for byte the one the SDK built.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from toolerr import ConversionCache, Message, ToolCall
 
 CLIENT = "openai-agents"
+_NO_CACHE = ConversionCache(0)
 
 _MODEL_SIDE_TYPES = frozenset(
     {"function_call", "reasoning", "mcp_list_tools", "mcp_approval_request", "program"}
@@ -138,7 +139,7 @@ def to_conversation(items: Sequence[Any], cache: ConversionCache | None = None) 
     names: dict[str, str] = {}
     mappings = [as_mapping(item) for item in items]
     model_side = [_is_model_side(item) for item in mappings]
-    get = cache.get if cache is not None else _convert_now
+    get = (cache if cache is not None else _NO_CACHE).get
     index = 0
     while index < len(items):
         item, position, end = mappings[index], len(conversation.messages), index + 1
@@ -155,17 +156,12 @@ def to_conversation(items: Sequence[Any], cache: ConversionCache | None = None) 
                     names[call.id] = call.name
         else:
             group = (index,)
-            call_id = item.get("call_id")
-            name = names.get(call_id) if isinstance(call_id, str) else None
+            name = names.get(call_id) if isinstance(call_id := item.get("call_id"), str) else None
             message = get((position, name, item), _single, item, names, position)
         conversation.messages.append(message)
         conversation.groups.append(group)
         index = end
     return conversation
-
-
-def _convert_now(key: Any, make: Callable[..., Message], *args: Any) -> Message:
-    return make(*args)
 
 
 def _assistant(mappings: Sequence[Mapping[str, Any]], group: tuple[int, ...], position: int) -> Message:
