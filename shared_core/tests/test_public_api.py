@@ -40,6 +40,11 @@ def test_all_names_exist_once() -> None:
         "rewrite_responses",
         "rewrite_wire",
         "WireRewrite",
+        "ResultDelivery",
+        "PolicyOptions",
+        "POLICY_OPTIONS",
+        "ConversationRun",
+        "ConversionCache",
     ):
         assert name in toolerr.__all__
 

@@ -44,10 +44,22 @@ def test_typed() -> None:
 def test_an_agent_middleware_with_the_policy_options() -> None:
     assert issubclass(ToolErrorMiddleware, AgentMiddleware)
     ours = inspect.signature(ToolErrorMiddleware.__init__).parameters
-    for option in ("on_error", "aon_error", "tools", "policy", "form", "retry_budget", "loop_action"):
+    for option in ("on_error", "aon_error", "tools", "policy", "on_record"):
         assert option in ours
-    for option in ("tool_safety", "max_error_chars", "on_record"):
-        assert option in ours
+    # the policy options are toolerr.PolicyOptions, typed once in the core
+    assert ours["options"].kind is inspect.Parameter.VAR_KEYWORD
+    assert "PolicyOptions" in str(ours["options"].annotation)
+    middleware = ToolErrorMiddleware(
+        form="c1", retry_budget=1, loop_action="block", tool_safety={"t": "read_only"}, max_error_chars=100
+    )
+    policy = middleware.layer.policy
+    assert (policy.form, policy.retry_budget, policy.loop_action, policy.max_error_chars) == (
+        "c1",
+        1,
+        "block",
+        100,
+    )
+    assert dict(policy.tool_safety) == {"t": "read_only"}
 
 
 @needs_langchain_tool_error_middleware

@@ -16,12 +16,13 @@ pytest.importorskip("langchain_mcp_adapters", reason="langchain-mcp-adapters nee
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_mcp_adapters.client import MultiServerMCPClient
 from langchain_mcp_adapters.interceptors import ToolCallInterceptor
 from langchain_mcp_adapters.tools import load_mcp_tools
 from toolerr_mcp import ToolErrorInterceptor
+from toolerr_mcp._interceptor import run_key
 
 pytestmark = pytest.mark.anyio
 
@@ -114,18 +115,20 @@ async def test_annotations_from_learned_tools_set_retry_safety() -> None:
         assert text_of(result)[-1] == CHECK_FIRST
 
 
-async def test_ledgers_are_kept_per_thread() -> None:
-    interceptor = ToolErrorInterceptor()
-    recovery_a = interceptor._recovery(_Runtime("a"))
-    recovery_b = interceptor._recovery(_Runtime("b"))
-    assert recovery_a is not recovery_b
-    assert interceptor._recovery(_Runtime("a")) is recovery_a
-    assert interceptor._recovery(None) is interceptor._recovery(None)
+async def test_ledgers_are_kept_per_run() -> None:
+    assert run_key(_Runtime("a")) == ("thread", "a") != run_key(_Runtime("b"))
+    assert run_key(_Runtime(None, run_id="r1")) == ("run", "r1")
+    first = HumanMessage("hi", id="m-1")
+    assert run_key(_Runtime(None, messages=[first])) == ("conversation", "m-1")
+    assert run_key(None) is None
 
 
 class _Runtime:
-    def __init__(self, thread: str) -> None:
-        self.config = {"configurable": {"thread_id": thread}}
+    def __init__(self, thread: str | None, run_id: str | None = None, messages: Any = None) -> None:
+        self.config: dict[str, Any] = {"configurable": {"thread_id": thread} if thread else {}}
+        if run_id:
+            self.config["run_id"] = run_id
+        self.state = {"messages": messages or []}
 
 
 @pytest.mark.slow
@@ -196,10 +199,69 @@ async def test_langchain_agent_sees_the_guidance() -> None:
             {"messages": [{"role": "user", "content": "convert 1 kelvins"}]},
             {"configurable": {"thread_id": "t1"}},
         )
-    assert list(interceptor._recoveries) == ["thread:t1"]  # the ledger of this conversation
     assert state["messages"][-1].content == "1 celsius"
     second_call_input = model.seen[1]
     failed = second_call_input[-1]
     assert isinstance(failed, ToolMessage)
     assert failed.status == "error"
     assert text_of(failed)[-1] == toolerr.GUIDANCE["fixable"]
+
+
+# -- runs sharing one interceptor (issue 18) ---------------------------------------------
+
+
+def _isolation_script(second_unit: str) -> list[AIMessage]:
+    """Every run numbers its calls call_0, call_1: a failing convert, then another convert."""
+    return [
+        AIMessage(content="", tool_calls=[call("convert", {"value": 1, "unit": "kelvins"}, "call_0")]),
+        AIMessage(content="", tool_calls=[call("convert", {"value": 1, "unit": second_unit}, "call_1")]),
+        AIMessage(content="done"),
+    ]
+
+
+def _seen(calls: list[list[BaseMessage]]) -> list[list[tuple[Any, ...]]]:
+    def one(message: BaseMessage) -> tuple[Any, ...]:
+        if isinstance(message, ToolMessage):
+            return ("tool", text_of(message), message.tool_call_id, message.status)
+        return (message.type, message.content)
+
+    return [[one(message) for message in call] for call in calls]
+
+
+async def _agent_run(interceptor: ToolErrorInterceptor, session: Any, second_unit: str) -> Any:
+    from langchain.agents import create_agent
+
+    model = ScriptedModel(script=_isolation_script(second_unit), seen=[])
+    tools = await load_mcp_tools(session, tool_interceptors=[interceptor])
+    await create_agent(model, tools).ainvoke({"messages": [{"role": "user", "content": "convert"}]})
+    return _seen(model.seen)
+
+
+@pytest.mark.parametrize("loop_action", ["block", "note"])
+async def test_runs_sharing_one_interceptor_see_only_their_own_failures(loop_action: str) -> None:
+    """Run A repeats its failed call (blocked); run B makes the same first call: B's call
+    must reach the server and B's model input must be what B alone gets."""
+    import anyio
+
+    async with servers.connect(servers.make_server()) as session:
+        alone = {
+            unit: await _agent_run(ToolErrorInterceptor(loop_action=loop_action), session, unit)
+            for unit in ("kelvins", "celsius")
+        }
+        shared = ToolErrorInterceptor(loop_action=loop_action)
+        for unit in ("kelvins", "celsius", "kelvins", "celsius"):  # one after another
+            assert await _agent_run(shared, session, unit) == alone[unit]
+        results: dict[int, Any] = {}
+
+        async def task(n: int, unit: str) -> None:
+            results[n] = (unit, await _agent_run(shared, session, unit))
+
+        async with anyio.create_task_group() as group:  # concurrent asyncio tasks
+            for n in range(6):
+                group.start_soon(task, n, "kelvins" if n % 2 else "celsius")
+    assert len(results) == 6
+    for unit, seen in results.values():
+        assert seen == alone[unit]
+    if loop_action == "block":
+        assert "not executed" in str(alone["kelvins"][-1][-1])
+        assert "not executed" not in str(alone["celsius"])

@@ -381,13 +381,20 @@ async def test_closed_connection_becomes_a_failed_result() -> None:
 async def test_internal_error_fails_open(
     session: RecoveringSession, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    def broken(messages: Any) -> Any:
+    def broken(*args: Any) -> Any:
         raise RuntimeError("toolerr bug")
 
     direct = await session.session.call_tool("convert", {"value": 1, "unit": "kelvins"})
-    monkeypatch.setattr(session.recovery, "_apply", broken)
+    monkeypatch.setattr(session.recovery._layer, "_delivery", broken)  # inside the core's delivery
     with caplog.at_level(logging.ERROR, logger="toolerr"):
         result = await session.call_tool("convert", {"value": 1, "unit": "kelvins"})
+    assert result.model_dump_json() == direct.model_dump_json()
+    assert "delivering a tool result failed" in caplog.text
+    monkeypatch.undo()
+    monkeypatch.setattr("toolerr_mcp._recovery._compat.result_with", broken)  # in the adapter
+    direct = await session.session.call_tool("convert", {"value": 2, "unit": "kelvins"})
+    with caplog.at_level(logging.ERROR, logger="toolerr"):
+        result = await session.call_tool("convert", {"value": 2, "unit": "kelvins"})
     assert result.model_dump_json() == direct.model_dump_json()
     assert "could not annotate" in caplog.text
 
@@ -432,3 +439,23 @@ async def test_wraps_the_2x_client_too() -> None:
         assert compat.is_error(result)
         assert texts(result)[-1] == toolerr.GUIDANCE["fixable"]
         assert texts(await client.call_tool("echo", {"text": "ok"})) == ["ok"]
+
+
+# -- sessions sharing a server (issue 18) ----------------------------------------------------------
+
+
+async def test_sessions_never_share_failures() -> None:
+    """Session A's failed call (and its blocked repeat) does not block session B's
+    identical first call, nor change what B's calls return, whichever runs first."""
+    server = servers.make_server()
+    async with servers.connect(server) as inner_a, servers.connect(server) as inner_b:
+        a, b = RecoveringSession(inner_a), RecoveringSession(inner_b)
+        bad = {"value": 1, "unit": "kelvins"}
+        first_a = await a.call_tool("convert", bad)
+        repeat_a = await a.call_tool("convert", bad)
+        assert texts(repeat_a)[0].startswith("Error: this call was not executed")
+        first_b = await b.call_tool("convert", bad)
+        assert first_b.model_dump_json() == first_a.model_dump_json()  # ran, as A's first did
+        ok = await b.call_tool("convert", {"value": 1, "unit": "celsius"})
+        assert not getattr(ok, "is_error", getattr(ok, "isError", None))
+        assert (await stats(a))["convert"] == 3  # A's first, B's first and B's success

@@ -162,3 +162,55 @@ def test_any_input_round_trips_and_keeps_calls_paired(items: list[Any], form: st
             assert item["call_id"] in seen_calls
             outputs.add(item["call_id"])
     assert seen_calls == outputs
+
+
+def test_a_grown_input_converts_to_the_same_messages_with_a_cache() -> None:
+    from toolerr import ConversionCache
+
+    cache = ConversionCache()
+    first_items = [USER, SAY, CALL_A, CALL_B, OUT_A, OUT_B]
+    first = to_conversation([dict(item) for item in first_items], cache)  # fresh dicts, same content
+    grown = to_conversation([dict(item) for item in [*first_items, CALL_A, OUT_A]], cache)
+    assert all(a is b for a, b in zip(first.messages, grown.messages[: len(first.messages)], strict=True))
+    assert grown.messages == to_conversation([*first_items, CALL_A, OUT_A]).messages
+    # the way back still gives the items of this input, and every call maps to its own item
+    assert grown.to_items(grown.messages) == grown.items
+    assert sorted(grown.call_items.values()) == [2, 3, 6]
+    # the same content at another position is another message (origin is the position)
+    moved = to_conversation([{"role": "user", "content": "first"}, *first_items], cache)
+    assert moved.messages[1] is not first.messages[0] and moved.messages[1].origin == 1
+
+
+def test_layer_replay_continues_from_the_previous_call_with_a_cache() -> None:
+    from toolerr import ConversionCache
+
+    cache = ConversionCache()
+    layer = ToolErrorLayer()
+    items: list[Any] = [USER]
+    for n in range(40):
+        items += [dict(CALL_B, call_id=f"b{n}"), dict(OUT_B, call_id=f"b{n}")]
+    items += [CALL_A, OUT_A]
+    for _ in range(2):
+        conversation = to_conversation([dict(item) for item in items], cache)
+        layer.rewrite(conversation.messages)
+    # the second replay found the first one's checkpoint (same message objects)
+    assert (
+        layer._checkpoint(
+            [(r, layer.inspect(r.message)) for r in _pairs(conversation.messages)],
+            64,
+            layer.policy.retry_budget,
+        )
+        is not None
+    )
+
+
+def _pairs(messages: Any) -> list[Any]:
+    from toolerr import pair_results
+
+    return [
+        result
+        for index, message in enumerate(messages)
+        if message.role == "assistant" and message.tool_calls
+        for result in pair_results(messages, index)
+        if result.call is not None
+    ]

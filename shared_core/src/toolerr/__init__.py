@@ -12,7 +12,9 @@ from ._classify import inspect_message, inspect_result
 from ._detect import detect_failure, normalise_client
 from ._forms import DecisionStep, ExchangeResult, find_decision_step, pair_results
 from ._layer import (
+    ConversationRun,
     DetectionRecord,
+    ResultDelivery,
     Rewrite,
     ToolErrorLayer,
     ToolLoopError,
@@ -29,7 +31,7 @@ from ._ledger import (
     decide_loop,
     exact_arguments,
 )
-from ._policy import Policy, safety_from_annotations
+from ._policy import POLICY_OPTIONS, Policy, PolicyOptions, safety_from_annotations
 from ._render import (
     GUIDANCE,
     GUIDANCE_CHECK_FIRST,
@@ -41,6 +43,7 @@ from ._render import (
     render_abstract,
     render_note,
 )
+from ._reuse import ConversionCache
 from ._types import (
     CLIENTS,
     FORMS,
@@ -78,8 +81,11 @@ __all__ = [
     "GUIDANCE_CHECK_FIRST",
     "KINDS",
     "NOTE_PREFIX",
+    "POLICY_OPTIONS",
     "WIRE_FORMATS",
     "BanCursor",
+    "ConversationRun",
+    "ConversionCache",
     "DecisionStep",
     "DetectionRecord",
     "ExchangeResult",
@@ -92,8 +98,10 @@ __all__ = [
     "Message",
     "Outcome",
     "Policy",
+    "PolicyOptions",
     "PreparedVocabulary",
     "RepeatReport",
+    "ResultDelivery",
     "Rewrite",
     "Role",
     "StringBan",

@@ -45,16 +45,11 @@ def classify_line(line: str) -> dict[str, Any]:
         return {"error": str(exc), **_id(record)}
     verdict = inspect_result(record["content"], is_error=is_error, client=client, tool=tool)
     guidance = guidance_for(verdict.kind, verdict, retry_safe=policy.retry_safe(tool, verdict))
+    # Verdict.to_dict's shape; ``rule`` falls back to the detection rule (public contract).
     return {
         **_id(record),
-        "failed": verdict.failed,
-        "kind": verdict.kind,
+        **verdict.to_dict(),
         "rule": verdict.rule or verdict.detection,
-        "detection": verdict.detection,
-        "outcome": verdict.outcome,
-        "family": verdict.family,
-        "retry_after": verdict.retry_after,
-        "status": verdict.status,
         "guidance": guidance,
     }
 

@@ -122,7 +122,7 @@ class Delivery:
         return self.note is not None or self.suffix is not None
 
 
-def _append_text(content: Any, text: str, separator: str) -> Any:
+def append_text(content: Any, text: str, separator: str) -> Any:
     """Content with ``separator + text`` appended; ``None`` when it cannot be appended
     without changing the content's type (then the caller leaves it as it is)."""
     if isinstance(content, str):
@@ -152,7 +152,7 @@ def apply_form(
             message = delivery.result.message
             if delivery.suffix is None or _ends_with(message.content, delivery.suffix):
                 continue
-            content = _append_text(message.content, delivery.suffix, "\n")
+            content = append_text(message.content, delivery.suffix, "\n")
             if content is None:
                 continue
             out[delivery.result.index] = replace(message, content=content)
@@ -170,7 +170,7 @@ def apply_form(
             (i for i in range(step.assistant_index + 1, len(out)) if out[i].role == "user"), None
         )
         if user_index is not None:
-            content = _append_text(out[user_index].content, notes, "\n\n")
+            content = append_text(out[user_index].content, notes, "\n\n")
             if content is not None:
                 out[user_index] = replace(out[user_index], content=content)
                 return out, touched
@@ -193,7 +193,7 @@ def apply_form(
             continue
         new_out.append(message)
     if form == "c2" and new_out and new_out[-1].role == "user":
-        content = _append_text(new_out[-1].content, notes, "\n\n")
+        content = append_text(new_out[-1].content, notes, "\n\n")
         if content is not None:
             new_out[-1] = replace(new_out[-1], content=content)
             return new_out, touched

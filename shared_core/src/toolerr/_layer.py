@@ -1,28 +1,50 @@
 """The layer every adapter drives: detection records, the policy, the ledger, fail-open.
 
-An adapter converts its framework's messages to the neutral conversation and calls
-:meth:`ToolErrorLayer.rewrite` before each model call, :meth:`ToolErrorLayer.check_call`
-before executing a tool call (loop action ``block``/``stop``), and
-:meth:`ToolErrorLayer.remember` when it holds the exception object of a failed call.
+An adapter that sees the model's input converts its framework's messages to the neutral
+conversation and calls :meth:`ToolErrorLayer.rewrite` before each model call. A placement
+that can change only one tool result (an MCP result, a function tool's output, a gateway
+hook) calls :meth:`ToolErrorLayer.deliver_result` for it. Both call
+:meth:`ToolErrorLayer.check_call` before executing a tool call (loop action
+``block``/``stop``) and :meth:`ToolErrorLayer.remember` when they hold the exception object
+of a failed call.
+
+Runs are isolated: every verdict remembered and every ledger kept belongs to a *run scope*
+(``run=``), the framework's per-run object (a session, a run context) or key (a thread id).
+Nothing remembered in one scope is seen from another, whatever the call ids.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+import sys
 import threading
 import weakref
-from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from collections import OrderedDict, deque
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any
 
 from ._classify import inspect_message, inspect_result
 from ._failopen import log_swallowed
-from ._forms import Delivery, ExchangeResult, apply_form, find_decision_step, pair_results
+from ._forms import (
+    Delivery,
+    ExchangeResult,
+    append_text,
+    apply_form,
+    find_decision_step,
+    pair_results,
+)
 from ._ledger import FailureLedger, LoopDecision, RepeatReport, decide_loop
-from ._policy import Policy
+from ._policy import Policy, PolicyOptions
 from ._render import guidance_for, render_abstract, render_loop_note, render_note
-from ._types import Form, Kind, Message, ToolCall, Verdict, content_text
+from ._types import NOT_FAILED, Form, Kind, Message, ToolCall, Verdict, content_text, parse_arguments
+
+if TYPE_CHECKING:
+    if sys.version_info >= (3, 11):
+        from typing import Unpack
+    else:
+        from typing_extensions import Unpack
 
 logger = logging.getLogger("toolerr")
 
@@ -31,6 +53,10 @@ _CACHE_SIZE = 4096
 _REPLAY_TAIL = 16
 # Replay checkpoints kept per layer (one per conversation that grows; concurrent runs).
 _CHECKPOINTS = 8
+# Run scopes kept per layer (runs given by key; runs given by object go with their object).
+_RUNS = 1024
+# Successes of a run kept back while its ledger holds no failure (they only matter for cycles).
+_PENDING = 64
 
 
 _Replayed = tuple[int, "weakref.ref[Message]", "weakref.ref[ToolCall]", Verdict]
@@ -95,9 +121,254 @@ class DetectionRecord:
     """The note rendered for this failure (runtime note, abstract description or loop note),
     whatever the form: a client that cannot apply the form itself (an MCP server result)
     can hand it on."""
+    verdict: Verdict | None = field(default=None, compare=False, repr=False)
+    """The verdict detection gave (``kind`` above is the kind after the retry budget)."""
 
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_dict(self) -> dict[str, Any]:
+        """The record as a JSON-able dict: :meth:`Verdict.to_dict`'s keys (``kind`` the
+        effective kind) followed by the record's own fields. The one serialised shape of a
+        failure (MCP's ``_meta["toolerr"]``, JSON logs); :meth:`from_dict` reads it back."""
+        verdict = self.verdict or Verdict(
+            failed=self.failed, kind=self.kind, rule=self.rule, detection=self.detection
+        )
+        data = verdict.to_dict()
+        for item in fields(self):
+            if item.name != "verdict":
+                data[item.name] = getattr(self, item.name)
+        return data
+
+    as_dict = to_dict
+
+    @classmethod
+    def from_dict(cls, data: Any) -> DetectionRecord:
+        """The record :meth:`to_dict` wrote. Raises :class:`ValueError` when it is not one."""
+        verdict = Verdict.from_dict(data)
+        tool, form = data.get("tool"), data.get("form")
+        if not isinstance(tool, str) or form not in ("c0", "c1", "c2", "c3", "c4", "abstract"):
+            raise ValueError("not a toolerr detection record: 'tool' and 'form' are required")
+        position = data.get("position")
+
+        def text(name: str) -> str | None:
+            value = data.get(name)
+            return value if isinstance(value, str) else None
+
+        return cls(
+            position=position if isinstance(position, int) and not isinstance(position, bool) else 0,
+            tool=tool,
+            call_id=text("call_id"),
+            failed=verdict.failed,
+            kind=verdict.kind,
+            rule=verdict.rule,
+            detection=verdict.detection,
+            outcome=text("outcome"),
+            form=form,
+            changed=data.get("changed") is True,
+            guidance=text("guidance"),
+            loop=text("loop"),
+            repeat=text("repeat"),
+            note=text("note"),
+            verdict=verdict,
+        )
+
+
+@dataclass(frozen=True)
+class ResultDelivery:
+    """What :meth:`ToolErrorLayer.deliver_result` gives for one tool result: all a placement
+    that can change only that result needs, derived by the core.
+
+    For a success: ``verdict.failed`` is false, ``content`` is the input content and every
+    other field is ``None``.
+    """
+
+    verdict: Verdict
+    content: Any
+    """The content to deliver: in form ``c1``, the input content with :attr:`suffix`
+    appended as form C1 renders it (a line break and the text for a string, a text block for
+    a list of blocks); in every other form (or when nothing is appended) the input content."""
+    changed: bool
+    """Whether :attr:`content` differs from the input content."""
+    kind: Kind | None = None
+    """The effective kind (a transient failure past its retry budget is ``unrecoverable``)."""
+    guidance: str | None = None
+    suffix: str | None = None
+    """What form C1 appends: the guidance, or the loop note for a repeat or cycle."""
+    note: str | None = None
+    """The note form C3 would put in a user turn (runtime note, abstract description or
+    loop note), for clients that place it themselves."""
+    loop: LoopDecision | None = None
+    """The loop decision when this call repeats a failed call or closes a cycle."""
+    report: RepeatReport | None = None
+    record: DetectionRecord | None = None
+    """The detection record of this failure (also given to ``on_record``)."""
+    error: str | None = None
+    """Set when toolerr failed internally and let the result pass unchanged."""
+
+    @property
+    def failed(self) -> bool:
+        return self.verdict.failed
+
+    @property
+    def repeats(self) -> bool:
+        """Whether this failed call repeats an earlier failed call of the run (exactly,
+        canonically or by family) or closes a cycle."""
+        report = self.report
+        return report is not None and (report.previous is not None or report.cycle is not None)
+
+    @property
+    def c1_content(self) -> Any:
+        """The content form C1 gives, whatever the policy's form (the input when nothing is appended)."""
+        if self.suffix is None or content_text(self.content).endswith(self.suffix):
+            return self.content
+        appended = append_text(self.content, self.suffix, "\n")
+        return self.content if appended is None else appended
+
+    @property
+    def text(self) -> str:
+        """:attr:`content` as text."""
+        return content_text(self.content)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The serialised shape of this delivery: the record's dict (the verdict's for a success)."""
+        return self.record.to_dict() if self.record is not None else self.verdict.to_dict()
+
+
+class ConversationRun:
+    """A run scope for a placement that sees each model call's conversation but no per-run
+    object (a model-input filter, a gateway hook). Keep the latest in the run's own context
+    (a ``ContextVar``: concurrent tasks and threads each have theirs) and pass it to
+    :meth:`follow` at each model call: the same scope is kept while the conversation
+    continues (its tool results start with those seen before), and a new one starts with
+    a conversation that holds no tool result or others (another run in the same context).
+    """
+
+    __slots__ = ("__weakref__", "_results")
+
+    def __init__(self, results: tuple[str | None, ...] = ()) -> None:
+        self._results = results
+
+    @classmethod
+    def follow(cls, previous: ConversationRun | None, messages: Sequence[Message]) -> ConversationRun:
+        """The run scope of ``messages``: ``previous`` when they continue its run, else a new one."""
+        results = tuple(m.tool_call_id for m in messages if m.role == "tool")
+        if previous is not None and results and results[: len(previous._results)] == previous._results:
+            previous._results = results
+            return previous
+        return cls(results)
+
+
+class _Run:
+    """What a layer keeps for one run: verdicts learned from exception objects (by call id
+    and the content they were learned for) and the failed-call ledger of
+    :meth:`ToolErrorLayer.deliver_result`."""
+
+    __slots__ = ("latest", "ledger", "lock", "pending", "verdicts")
+
+    def __init__(self) -> None:
+        self.verdicts: OrderedDict[tuple[str, tuple[int, int] | None], Verdict] = OrderedDict()
+        self.latest: dict[str, tuple[int, int] | None] = {}
+        self.ledger: FailureLedger | None = None
+        self.pending: deque[tuple[str, Any, str | None, str | None]] = deque(maxlen=_PENDING)
+        self.lock = threading.RLock()
+
+    def remember(self, call_id: str, fingerprint: tuple[int, int] | None, verdict: Verdict) -> None:
+        key = (call_id, fingerprint)
+        with self.lock:
+            self.verdicts[key] = verdict
+            self.verdicts.move_to_end(key)
+            self.latest[call_id] = fingerprint
+            while len(self.verdicts) > _CACHE_SIZE:
+                (old_id, old_print), _ = self.verdicts.popitem(last=False)
+                if self.latest.get(old_id, 0) == old_print:
+                    del self.latest[old_id]
+
+    def recall(self, call_id: str, content: Any) -> Verdict | None:
+        with self.lock:
+            if not self.verdicts:
+                return None
+            if content is not None:
+                verdict = self.verdicts.get((call_id, _fingerprint(content)))
+                return verdict if verdict is not None else self.verdicts.get((call_id, None))
+            if call_id not in self.latest:
+                return None
+            return self.verdicts.get((call_id, self.latest[call_id]))
+
+    def run_ledger(self, retry_budget: int, flush: bool = True) -> FailureLedger:
+        """The run's ledger; with ``flush``, the successes kept back recorded first."""
+        if self.ledger is None:
+            self.ledger = FailureLedger(retry_budget=retry_budget)
+        if flush:
+            while self.pending:
+                name, arguments, raw, call_id = self.pending.popleft()
+                self.ledger.record(name, arguments, NOT_FAILED, raw=raw, call_id=call_id)
+        return self.ledger
+
+
+class _Runs:
+    """Run scopes: an object (a session, a run context) is referred to weakly, by identity,
+    and its state goes with it; a key (a string, a tuple ...) is kept in a bounded LRU."""
+
+    def __init__(self) -> None:
+        self.default = _Run()
+        self._objects: dict[int, tuple[weakref.ref[Any], _Run]] = {}
+        self._keys: OrderedDict[Hashable, _Run] = OrderedDict()
+        self._lock = threading.RLock()
+
+    def get(self, run: object | None, create: bool = True) -> _Run | None:
+        if run is None:
+            return self.default
+        if isinstance(run, (str, bytes, int, float, tuple, frozenset)):
+            return self._keyed(run, create)
+        with self._lock:
+            entry = self._objects.get(id(run))
+            if entry is not None and entry[0]() is run:
+                return entry[1]
+            if not create:
+                return None
+            key = id(run)
+
+            def forget(_ref: weakref.ref[Any], key: int = key) -> None:
+                with self._lock:
+                    current = self._objects.get(key)
+                    if current is not None and current[0] is _ref:
+                        del self._objects[key]
+
+            try:
+                ref = weakref.ref(run, forget)
+            except TypeError:  # an object without weak references: keyed by itself
+                return self._keyed(run, create)
+            state = _Run()
+            self._objects[key] = (ref, state)
+            return state
+
+    def _keyed(self, run: Hashable, create: bool) -> _Run | None:
+        with self._lock:
+            state = self._keys.get(run)
+            if state is not None:
+                self._keys.move_to_end(run)
+                return state
+            if not create:
+                return None
+            state = self._keys[run] = _Run()
+            while len(self._keys) > _RUNS:
+                self._keys.popitem(last=False)
+            return state
+
+    def forget(self, run: object | None) -> None:
+        with self._lock:
+            if run is None:
+                self.default = _Run()
+            elif not _by_identity(run):
+                self._keys.pop(run, None)
+            else:
+                entry = self._objects.get(id(run))
+                if entry is not None and entry[0]() is run:
+                    del self._objects[id(run)]
+                elif isinstance(run, Hashable):
+                    self._keys.pop(run, None)
+
+
+def _by_identity(run: object) -> bool:
+    return not isinstance(run, (str, bytes, int, float, tuple, frozenset))
 
 
 @dataclass(frozen=True)
@@ -115,12 +386,15 @@ class Rewrite:
 class ToolErrorLayer:
     """Detection, classification and delivery of failed tool results for one agent.
 
-    Stateless across runs by design: the failed-call ledger is rebuilt from the
-    conversation on every model call (so concurrent runs, retries and checkpointed
-    threads are all correct); a small cache keeps verdicts that adapters learned from
-    exception objects, keyed by tool call id, and a few replay checkpoints let a
-    conversation that only grew (the same message objects first) be replayed from where
-    the previous model call left off, with the same result as a replay from the start.
+    The failed-call ledger of a model call is rebuilt from its conversation (so
+    concurrent runs, retries and checkpointed threads are all correct), and a few replay
+    checkpoints let a conversation that only grew (the same message objects first) be
+    replayed from where the previous model call left off, with the same result as a replay
+    from the start. What the layer keeps between calls (verdicts adapters learned from
+    exception objects; the ledger of :meth:`deliver_result`) belongs to a run scope, given
+    as ``run=``: the framework's per-run object (held weakly, its state goes with it) or a
+    key (a thread id; the latest 1,024 are kept). ``run=None`` is one shared scope, for
+    callers that hold one layer per run.
     """
 
     def __init__(
@@ -128,53 +402,88 @@ class ToolErrorLayer:
         policy: Policy | None = None,
         *,
         on_record: Callable[[DetectionRecord], None] | None = None,
-        **options: Any,
+        client: str | None = None,
+        **options: Unpack[PolicyOptions],
     ) -> None:
-        self.policy = Policy.coerce(policy, **options)
+        self.policy = Policy.coerce(policy, client=client, **options)
         self.on_record = on_record
-        self._verdicts: OrderedDict[str, tuple[tuple[int, int] | None, Verdict]] = OrderedDict()
+        self._runs = _Runs()
         self._checkpoints: list[_Checkpoint] = []
         self._lock = threading.Lock()
 
     # -- verdicts ---------------------------------------------------------------
 
-    def remember(self, call_id: str | None, verdict: Verdict, content: Any = None) -> None:
+    def remember(
+        self, call_id: str | None, verdict: Verdict, content: Any = None, *, run: object | None = None
+    ) -> None:
         """Keep the verdict an adapter derived for a call (from its exception object), so
-        the next model call classifies the result with the strongest evidence.
+        the next model call of the same run classifies the result with the strongest
+        evidence.
 
-        Give the result's ``content`` when you have it: the verdict is then only used for
-        a result with that content, so a call id reused by another conversation (some
-        local servers number calls ``call_0``, ``call_1`` ...) never inherits it.
+        ``run``: the run scope (the framework's per-run object or key); a verdict is only
+        recalled in the scope it was remembered in. Give the result's ``content`` when you
+        have it: the verdict is then only used for a result with that content, so a call id
+        reused in the run (some models number calls ``call_0``, ``call_1`` ... per turn)
+        never inherits it; a verdict for the same id and other content is kept beside it.
         """
         if call_id is None:
             return
-        with self._lock:
-            self._verdicts[call_id] = (_fingerprint(content) if content is not None else None, verdict)
-            self._verdicts.move_to_end(call_id)
-            while len(self._verdicts) > _CACHE_SIZE:
-                self._verdicts.popitem(last=False)
+        state = self._runs.get(run)
+        assert state is not None
+        state.remember(call_id, _fingerprint(content) if content is not None else None, verdict)
 
-    def recall(self, call_id: str | None, content: Any = None) -> Verdict | None:
-        """The remembered verdict for a call id (and, when it was remembered with one,
-        only for the same content)."""
+    def recall(
+        self, call_id: str | None, content: Any = None, *, run: object | None = None
+    ) -> Verdict | None:
+        """The verdict remembered in run scope ``run`` for a call id and this ``content``
+        (or remembered without content); without ``content``, the latest for the id."""
         if call_id is None:
             return None
-        with self._lock:
-            entry = self._verdicts.get(call_id)
-        if entry is None:
-            return None
-        fingerprint, verdict = entry
-        if fingerprint is not None and content is not None and fingerprint != _fingerprint(content):
-            return None
-        return verdict
+        state = self._runs.get(run, create=False)
+        return state.recall(call_id, content) if state is not None else None
 
-    def inspect(self, message: Message) -> Verdict:
-        """The verdict for one tool message: a remembered one for its call id, else
-        detection and classification of the message itself."""
-        remembered = self.recall(message.tool_call_id, message.content)
+    def forget_run(self, run: object | None) -> None:
+        """Drop what was kept for a run scope (a run given by object is dropped with it)."""
+        self._runs.forget(run)
+
+    def inspect(self, message: Message, *, run: object | None = None) -> Verdict:
+        """The verdict for one tool message: one remembered in the run scope for its call id
+        and content, else detection and classification of the message itself."""
+        remembered = self.recall(message.tool_call_id, message.content, run=run)
         if remembered is not None:
             return remembered
         return inspect_message(message)
+
+    def inspect_tool_result(
+        self,
+        name: str,
+        content: Any,
+        *,
+        exception: BaseException | None = None,
+        is_error: bool | None = None,
+        call_id: str | None = None,
+        run: object | None = None,
+    ) -> Verdict:
+        """The verdict for one tool result given by its parts (see :meth:`inspect`)."""
+        return self.inspect(self._result_message(name, content, exception, is_error, call_id), run=run)
+
+    def _result_message(
+        self,
+        name: str,
+        content: Any,
+        exception: BaseException | None,
+        is_error: bool | None,
+        call_id: str | None,
+    ) -> Message:
+        return Message(
+            role="tool",
+            content=content,
+            tool_call_id=call_id,
+            name=name,
+            is_error=is_error,
+            exception=exception,
+            client=self.policy.client,
+        )
 
     def inspect_exception(
         self, exception: BaseException, *, text: str | None = None, tool: str | None = None
@@ -187,7 +496,9 @@ class ToolErrorLayer:
 
     # -- ledger -----------------------------------------------------------------
 
-    def replay(self, messages: Sequence[Message]) -> tuple[FailureLedger, dict[int, RepeatReport]]:
+    def replay(
+        self, messages: Sequence[Message], *, run: object | None = None
+    ) -> tuple[FailureLedger, dict[int, RepeatReport]]:
         """A failed-call ledger rebuilt from the conversation; also the repeat report of
         each recorded tool result (by message index).
 
@@ -201,11 +512,11 @@ class ToolErrorLayer:
         objects first, as adapters that cache their conversions give) continues from that
         replay's checkpoint instead of starting over: the same ledger and reports as a
         replay from the start, for the cost of the new calls. A call's ``arguments`` must
-        not be changed in place once replayed.
+        not be changed in place once replayed. ``run``: the run scope of remembered verdicts.
         """
         budget = self.policy.retry_budget
         pairs = [
-            (result, self.inspect(result.message))
+            (result, self.inspect(result.message, run=run))
             for index, message in enumerate(messages)
             if message.role == "assistant" and message.tool_calls
             for result in pair_results(messages, index)
@@ -293,22 +604,37 @@ class ToolErrorLayer:
         raw: str | None = None,
         messages: Sequence[Message] | None = None,
         ledger: FailureLedger | None = None,
+        run: object | None = None,
     ) -> LoopDecision:
         """Before executing a call: is it a loop, and what does the policy do about it?
 
-        Give the conversation so far (``messages``) or a ledger the adapter keeps. Raises
-        :class:`ToolLoopError` when the policy's loop action is ``stop``. Fails open to
-        ``allow`` on an internal error.
+        Give the conversation so far (``messages``), a ledger the adapter keeps, or neither:
+        then the ledger that :meth:`deliver_result` keeps for run scope ``run`` is used.
+        Raises :class:`ToolLoopError` when the policy's loop action is ``stop``. Fails open
+        to ``allow`` on an internal error.
         """
         try:
-            if ledger is None:
-                ledger = self.replay(messages or ())[0]
-            decision = decide_loop(
-                ledger.check(name, arguments, raw=raw), loop_action=self.policy.loop_action
-            )
+            if ledger is None and messages is None:
+                state = self._runs.get(run, create=False)
+                with state.lock if state is not None else _NO_LOCK:
+                    if state is None or state.ledger is None or not state.ledger.failures:
+                        return _ALLOW  # no failure in the run: nothing to repeat
+                    ledger = state.run_ledger(self.policy.retry_budget)
+                    decision = decide_loop(
+                        ledger.check(name, arguments, raw=raw), loop_action=self.policy.loop_action
+                    )
+            else:
+                if ledger is None:
+                    ledger = self.replay(messages or (), run=run)[0]
+                decision = decide_loop(
+                    ledger.check(name, arguments, raw=raw), loop_action=self.policy.loop_action
+                )
         except Exception:
             logger.exception("toolerr: check_call failed; the call runs unchanged")
-            return LoopDecision(action="allow", reason="", report=_EMPTY_REPORT)
+            return _ALLOW
+        return self._decided(name, decision)
+
+    def _decided(self, name: str, decision: LoopDecision) -> LoopDecision:
         if decision.action == "stop":
             logger.warning("toolerr: stopping the run: %s", decision.reason)
             raise ToolLoopError(decision)
@@ -316,9 +642,12 @@ class ToolErrorLayer:
             logger.info("toolerr: blocked a repeat of a failed call to %s", name)
         return decision
 
-    def blocked_result(self, call_id: str | None, decision: LoopDecision) -> str:
+    def blocked_result(
+        self, call_id: str | None, decision: LoopDecision, *, run: object | None = None
+    ) -> str:
         """The runtime result for a call that ``block`` kept from running; its verdict is
-        remembered so the next model call treats it as the failure it repeats."""
+        remembered (in run scope ``run``) so the next model call treats it as the failure
+        it repeats."""
         previous = decision.report.previous
         kind: Kind = previous.kind if previous is not None else "fixable"
         text = f"Error: this call was not executed. {decision.reason}"
@@ -332,8 +661,128 @@ class ToolErrorLayer:
                 family=previous.family if previous is not None else None,
             ),
             content=text,
+            run=run,
         )
         return text
+
+    # -- single results ---------------------------------------------------------
+
+    def deliver_result(
+        self,
+        name: str,
+        arguments: Any,
+        content: Any,
+        *,
+        exception: BaseException | None = None,
+        is_error: bool | None = None,
+        call_id: str | None = None,
+        raw_arguments: str | None = None,
+        run: object | None = None,
+        ledger: FailureLedger | None = None,
+        record: bool = True,
+        verdict: Verdict | None = None,
+    ) -> ResultDelivery:
+        """The delivery of one tool result, for a placement that can change only that result
+        (an MCP result, a function tool's output, a gateway or capability hook).
+
+        ``arguments``: the parsed arguments (``None`` with ``raw_arguments``: parsed from
+        them). The result is detected and classified (a verdict remembered in ``run`` for this
+        call id and content wins; the ``exception`` object is the strongest evidence),
+        recorded in the run's failed-call ledger (successes too: they clear a tool's
+        failures and take part in cycles) and, for a failure, given its effective kind,
+        guidance, loop decision, C1 content, C3 note and detection record (passed to
+        ``on_record``). The failure's verdict is remembered in ``run`` for its content.
+
+        ``run``: the run scope (the framework's per-run object or key); its ledger is the one
+        :meth:`check_call` uses when given no conversation. ``ledger``: a ledger of the run's
+        earlier calls that the adapter derived itself (it is recorded into) instead.
+        ``verdict``: the verdict of :meth:`inspect_tool_result` for this result when the
+        adapter already asked for it. ``record``: emit the detection record (``on_record``,
+        the log); ``False`` for an adapter whose model-call :meth:`rewrite` records this
+        failure again.
+
+        Raises :class:`ToolLoopError` when the policy's loop action is ``stop`` and the call
+        repeats a failure; fails open otherwise (the content passes unchanged, ``error`` set).
+        """
+        try:
+            return self._deliver_result(
+                name,
+                arguments,
+                content,
+                exception,
+                is_error,
+                call_id,
+                raw_arguments,
+                run,
+                ledger,
+                record,
+                verdict,
+            )
+        except ToolLoopError:
+            raise
+        except Exception as exc:
+            logger.exception("toolerr: delivering a tool result failed; it passes unchanged")
+            return ResultDelivery(NOT_FAILED, content, False, error=f"{type(exc).__name__}: {exc}")
+
+    def _deliver_result(
+        self,
+        name: str,
+        arguments: Any,
+        content: Any,
+        exception: BaseException | None,
+        is_error: bool | None,
+        call_id: str | None,
+        raw: str | None,
+        run: object | None,
+        given: FailureLedger | None,
+        emit: bool,
+        known: Verdict | None,
+    ) -> ResultDelivery:
+        policy = self.policy
+        if arguments is None and raw is not None:
+            arguments = parse_arguments(raw)
+        message = self._result_message(name, content, exception, is_error, call_id)
+        verdict = known if known is not None else self.inspect(message, run=run)
+        state = self._runs.get(run)
+        assert state is not None
+        with state.lock:
+            if not verdict.failed:
+                if given is not None:
+                    given.record(name, arguments, verdict, raw=raw, call_id=call_id)
+                elif state.ledger is None or not state.ledger.failures:
+                    state.pending.append((name, arguments, raw, call_id))
+                else:
+                    state.run_ledger(policy.retry_budget).record(
+                        name, arguments, verdict, raw=raw, call_id=call_id
+                    )
+                return ResultDelivery(verdict, content, False)
+            if call_id is not None:
+                state.remember(call_id, _fingerprint(content), verdict)
+            ledger = given if given is not None else state.run_ledger(policy.retry_budget)
+            report = ledger.record(name, arguments, verdict, raw=raw, call_id=call_id, diagnosis=message.text)
+            result = ExchangeResult(0, message, ToolCall(call_id, name, arguments, raw), 0)
+            delivery = self._delivery(result, verdict, ledger, report)
+        loop = decide_loop(report, loop_action=policy.loop_action) if report.is_loop else None
+        out = ResultDelivery(
+            verdict,
+            content,
+            False,
+            kind=delivery.kind,
+            guidance=delivery.guidance,
+            suffix=delivery.suffix,
+            note=delivery.note,
+            loop=loop,
+            report=report,
+        )
+        delivered = out.c1_content if policy.form == "c1" else content
+        changed = delivered is not content
+        if changed and call_id is not None:  # the delivered result is the same failure
+            state.remember(call_id, _fingerprint(delivered), verdict)
+        if emit:
+            record = self._record(delivery, policy.form, changed, report)
+        else:
+            record = self._make_record(delivery, policy.form, changed, report)
+        return dataclasses.replace(out, content=delivered, changed=changed, record=record)
 
     # -- delivery ---------------------------------------------------------------
 
@@ -377,13 +826,14 @@ class ToolErrorLayer:
             )
         return Delivery(result, verdict, kind, guidance, note, guidance)
 
-    def rewrite(self, messages: Sequence[Message]) -> Rewrite:
+    def rewrite(self, messages: Sequence[Message], *, run: object | None = None) -> Rewrite:
         """Apply the policy's form to the messages of one model call.
 
         The input is never modified; the result's ``messages`` is a new list whose
-        unchanged messages are the same objects. Fails open: on an internal error the
-        messages pass unchanged and the error is logged. :class:`ToolLoopError` (loop
-        action ``stop``) is the one exception that leaves.
+        unchanged messages are the same objects. ``run``: the run scope whose remembered
+        verdicts apply. Fails open: on an internal error the messages pass unchanged and
+        the error is logged. :class:`ToolLoopError` (loop action ``stop``) is the one
+        exception that leaves.
         """
         candidate: Any = messages
         if isinstance(candidate, (str, bytes)) or not isinstance(candidate, Sequence):
@@ -392,23 +842,25 @@ class ToolErrorLayer:
             if not isinstance(message, Message):
                 raise TypeError(f"messages must hold toolerr.Message objects, got {type(message).__name__}")
         try:
-            return self._rewrite(messages)
+            return self._rewrite(messages, run)
         except ToolLoopError:
             raise
         except Exception as exc:
             logger.exception("toolerr: rewrite failed; the conversation passes unchanged")
             return Rewrite(list(messages), False, (), error=f"{type(exc).__name__}: {exc}")
 
-    def _rewrite(self, messages: Sequence[Message]) -> Rewrite:
+    def _rewrite(self, messages: Sequence[Message], run: object | None) -> Rewrite:
         step = find_decision_step(messages)
         if step is None:
             return Rewrite(list(messages), False)
         failed = [
-            (result, verdict) for result in step.results if (verdict := self.inspect(result.message)).failed
+            (result, verdict)
+            for result in step.results
+            if (verdict := self.inspect(result.message, run=run)).failed
         ]
         if not failed:
             return Rewrite(list(messages), False)
-        ledger, reports = self.replay(messages)
+        ledger, reports = self.replay(messages, run=run)
         deliveries = [
             self._delivery(result, verdict, ledger, reports.get(result.index)) for result, verdict in failed
         ]
@@ -421,6 +873,28 @@ class ToolErrorLayer:
 
     def _record(
         self, delivery: Delivery, form: Form, changed: bool, report: RepeatReport | None
+    ) -> DetectionRecord:
+        record = self._make_record(delivery, form, changed, report)
+        logger.info(
+            "toolerr: %s failed (%s, rule %s, detected by %s) at message %d; form %s %s",
+            record.tool,
+            record.kind,
+            record.rule,
+            record.detection,
+            record.position,
+            form,
+            "applied" if changed else "not applied",
+        )
+        if self.on_record is not None:
+            try:
+                self.on_record(record)
+            except Exception:
+                logger.exception("toolerr: on_record callback raised; ignored")
+        return record
+
+    @staticmethod
+    def _make_record(
+        delivery: Delivery, form: Form, changed: bool, report: RepeatReport | None
     ) -> DetectionRecord:
         verdict = delivery.verdict
         repeat = None
@@ -452,22 +926,8 @@ class ToolErrorLayer:
             loop=loop,
             repeat=repeat,
             note=delivery.note,
+            verdict=verdict,
         )
-        logger.info(
-            "toolerr: %s failed (%s, rule %s, detected by %s) at message %d; form %s %s",
-            record.tool,
-            record.kind,
-            record.rule,
-            record.detection,
-            record.position,
-            form,
-            "applied" if changed else "not applied",
-        )
-        if self.on_record is not None:
-            try:
-                self.on_record(record)
-            except Exception:
-                logger.exception("toolerr: on_record callback raised; ignored")
         return record
 
 
@@ -480,6 +940,20 @@ _EMPTY_REPORT = RepeatReport(
     retry_allowed=False,
     budget_exhausted=False,
 )
+
+
+_ALLOW = LoopDecision(action="allow", reason="", report=_EMPTY_REPORT)
+
+
+class _NoLock:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+_NO_LOCK = _NoLock()
 
 
 def _prefix(short: Sequence[_Replayed], long: Sequence[_Replayed]) -> bool:
@@ -505,12 +979,12 @@ def exception_text(exception: BaseException) -> str:
 
 def rewrite(messages: Sequence[Message], form: Form | str = "c3", **options: Any) -> list[Message]:
     """Rewrite a message list with a one-off layer: the plain-function entry point."""
-    return ToolErrorLayer(form=form, **options).rewrite(messages).messages
+    return ToolErrorLayer(Policy.coerce(form=form, **options)).rewrite(messages).messages
 
 
 def records_of(messages: Sequence[Message], **options: Any) -> tuple[DetectionRecord, ...]:
     """Detection records for a conversation without rewriting it (form C0)."""
-    return ToolErrorLayer(form="c0", **options).rewrite(messages).records
+    return ToolErrorLayer(Policy.coerce(form="c0", **options)).rewrite(messages).records
 
 
 def iter_failures(messages: Iterable[Message]) -> Iterable[tuple[int, Verdict]]:

@@ -6,13 +6,34 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypedDict, get_args
 
 from ._render import DEFAULT_MAX_ERROR_CHARS
 from ._types import FORMS, Form, LoopAction, ToolSafety, Verdict
 
-_LOOP_ACTIONS = ("note", "block", "stop")
-_SAFETIES = ("read_only", "idempotent", "unsafe")
+_LOOP_ACTIONS: tuple[LoopAction, ...] = get_args(LoopAction)
+_SAFETIES: tuple[ToolSafety, ...] = get_args(ToolSafety)
+
+
+class PolicyOptions(TypedDict, total=False):
+    """The policy fields every adapter constructor accepts as keywords, typed once::
+
+        def __init__(self, policy: Policy | None = None, **options: Unpack[PolicyOptions]) -> None:
+            self.layer = ToolErrorLayer(policy, **options)
+
+    Each overrides the field of ``policy`` (or of the default :class:`Policy`); see
+    :class:`Policy` for their meaning and defaults. A value of ``None`` counts as not given.
+    """
+
+    form: Form
+    retry_budget: int
+    loop_action: LoopAction
+    tool_safety: Mapping[str, ToolSafety]
+    max_error_chars: int
+
+
+POLICY_OPTIONS: tuple[str, ...] = tuple(PolicyOptions.__annotations__)
+"""The names of :class:`PolicyOptions`."""
 
 
 @dataclass(frozen=True)
@@ -74,6 +95,8 @@ class Policy:
     def coerce(cls, policy: Policy | None = None, **options: Any) -> Policy:
         """A policy from an optional base and keyword overrides (the adapters' constructor args)."""
         options = {key: value for key, value in options.items() if value is not None}
+        if "tool_safety" in options:
+            options["tool_safety"] = dict(options["tool_safety"])
         if policy is None:
             return cls(**options)
         if not isinstance(policy, Policy):

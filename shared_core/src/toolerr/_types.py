@@ -181,5 +181,51 @@ class Verdict:
         """A failure whose kind is known (not ambiguous): it gets guidance."""
         return self.failed and self.kind in ("transient", "fixable", "unrecoverable")
 
+    def to_dict(self) -> dict[str, Any]:
+        """The verdict as a JSON-able dict, one key per field: the one serialised shape
+        that the CLI's JSON Lines, LangChain's ``response_metadata["toolerr"]`` and MCP's
+        ``_meta["toolerr"]`` carry (:meth:`DetectionRecord.to_dict` adds to it)."""
+        return {
+            "failed": self.failed,
+            "kind": self.kind,
+            "rule": self.rule,
+            "detection": self.detection,
+            "outcome": self.outcome,
+            "family": self.family,
+            "retry_after": self.retry_after,
+            "status": self.status,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Verdict:
+        """The verdict :meth:`to_dict` (or :meth:`DetectionRecord.to_dict`) wrote; other
+        keys are ignored. Raises :class:`ValueError` when ``data`` is not one."""
+        if not isinstance(data, Mapping) or not isinstance(data.get("failed"), bool):
+            raise ValueError("not a toolerr verdict: expected a mapping with a boolean 'failed'")
+        kind = data.get("kind")
+        if kind is not None and kind not in KINDS:
+            raise ValueError(f"unknown kind {kind!r}")
+        outcome = data.get("outcome")
+        if outcome not in (None, "not_executed", "unknown_outcome"):
+            raise ValueError(f"unknown outcome {outcome!r}")
+        retry_after = data.get("retry_after")
+        status = data.get("status")
+        return cls(
+            failed=data["failed"],
+            kind=kind,
+            rule=_str_or_none(data.get("rule")),
+            detection=_str_or_none(data.get("detection")),
+            outcome=outcome,
+            family=_str_or_none(data.get("family")),
+            retry_after=float(retry_after)
+            if isinstance(retry_after, (int, float)) and not isinstance(retry_after, bool)
+            else None,
+            status=status if isinstance(status, (int, str)) and not isinstance(status, bool) else None,
+        )
+
+
+def _str_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
 
 NOT_FAILED = Verdict(failed=False)

@@ -18,7 +18,7 @@ the rewritten list.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from langgraph.prebuilt.tool_node import ToolInvocationError
@@ -28,7 +28,8 @@ from ._messages import CLIENT, TEXT_VERDICTS, rewrite_with
 from ._middleware import default_error_content
 
 if TYPE_CHECKING:
-    from toolerr import Form, LoopAction, ToolSafety
+    from toolerr import PolicyOptions
+    from typing_extensions import Unpack
 
 logger = logging.getLogger("toolerr")
 
@@ -57,12 +58,8 @@ def rewrite_messages(
     *,
     layer: ToolErrorLayer | None = None,
     policy: Policy | None = None,
-    form: Form | str | None = None,
-    retry_budget: int | None = None,
-    loop_action: LoopAction | None = None,
-    tool_safety: Mapping[str, ToolSafety] | None = None,
-    max_error_chars: int | None = None,
     on_record: Callable[[DetectionRecord], None] | None = None,
+    **options: Unpack[PolicyOptions],
 ) -> list[Any]:
     """The LangChain messages for one model call with the toolerr form applied (C3 by
     default).
@@ -77,16 +74,7 @@ def rewrite_messages(
     ``ValueError`` for an invalid policy.
     """
     if layer is None:
-        layer = ToolErrorLayer(
-            policy,
-            on_record=on_record,
-            form=form,
-            retry_budget=retry_budget,
-            loop_action=loop_action,
-            tool_safety=tool_safety,
-            max_error_chars=max_error_chars,
-            client=CLIENT,
-        )
+        layer = ToolErrorLayer(policy, on_record=on_record, client=CLIENT, **options)
     try:
         rewritten = rewrite_with(layer, messages)
     except ToolLoopError:

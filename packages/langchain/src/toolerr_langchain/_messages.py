@@ -13,7 +13,6 @@ import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from dataclasses import fields
 from typing import Any
 
 from langchain_core.messages import (
@@ -25,7 +24,7 @@ from langchain_core.messages import (
     SystemMessage,
     ToolMessage,
 )
-from toolerr import KINDS, FailureLedger, Message, Role, ToolCall, ToolErrorLayer, Verdict
+from toolerr import FailureLedger, Message, Role, ToolCall, ToolErrorLayer, Verdict
 
 CLIENT = "langchain"
 """The client name toolerr uses for LangChain / LangGraph templates."""
@@ -41,43 +40,21 @@ _CALL_BLOCK_TYPES = frozenset(
 )
 """Content block types that restate a tool call inside an AIMessage's content."""
 
-_VERDICT_FIELDS = tuple(f.name for f in fields(Verdict))
-
 
 # -- verdicts kept on messages ----------------------------------------------------------
 
 
 def verdict_to_metadata(verdict: Verdict) -> dict[str, Any]:
-    """A JSON-able dict of a verdict (what is stored under ``response_metadata["toolerr"]``)."""
-    return {name: getattr(verdict, name) for name in _VERDICT_FIELDS}
+    """What is stored under ``response_metadata["toolerr"]``: :meth:`toolerr.Verdict.to_dict`."""
+    return verdict.to_dict()
 
 
 def verdict_from_metadata(data: Any) -> Verdict | None:
     """The verdict stored by :func:`verdict_to_metadata`, or ``None`` when ``data`` is not one."""
-    if not isinstance(data, Mapping) or not isinstance(data.get("failed"), bool):
+    try:
+        return Verdict.from_dict(data)
+    except ValueError:
         return None
-    kind = data.get("kind")
-    if kind is not None and kind not in KINDS:
-        return None
-    outcome = data.get("outcome")
-    if outcome not in (None, "not_executed", "unknown_outcome"):
-        return None
-    retry_after = data.get("retry_after")
-    status = data.get("status")
-    return Verdict(
-        failed=data["failed"],
-        kind=kind,
-        rule=_str_or_none(data.get("rule")),
-        detection=_str_or_none(data.get("detection")),
-        outcome=outcome,
-        family=_str_or_none(data.get("family")),
-        retry_after=float(retry_after) if isinstance(retry_after, (int, float)) else None,
-        status=status if isinstance(status, (int, str)) else None,
-    )
-
-
-def _str_or_none(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
 
 
 def verdict_of(message: BaseMessage) -> Verdict | None:
@@ -133,11 +110,14 @@ could not be executed - arguments were malformed or truncated.``, a text the cor
 LangChain templates do not know yet."""
 
 
-def restore_verdicts(layer: ToolErrorLayer, messages: Sequence[BaseMessage]) -> None:
-    """Give the layer every classification kept with the messages (in their metadata, or
-    learned by :func:`toolerr_langchain.handle_tool_errors`), so it uses the exception
-    evidence even after a checkpoint was restored in another process; and the verdict of
-    error results that answer calls LangChain marked invalid."""
+def restore_verdicts(
+    layer: ToolErrorLayer, messages: Sequence[BaseMessage], run: object | None = None
+) -> None:
+    """Give the layer, in run scope ``run``, every classification kept with the messages
+    (in their metadata, or learned by :func:`toolerr_langchain.handle_tool_errors`), so it
+    uses the exception evidence even after a checkpoint was restored in another process;
+    and the verdict of error results that answer calls LangChain marked invalid. Each is
+    remembered for its message's content."""
     invalid: set[str] = set()
     for message in messages:
         if isinstance(message, AIMessage):
@@ -148,10 +128,11 @@ def restore_verdicts(layer: ToolErrorLayer, messages: Sequence[BaseMessage]) -> 
         verdict = verdict_of(message)
         if verdict is None and isinstance(message.content, str):
             verdict = TEXT_VERDICTS.get(message.content)
-        if verdict is None and message.tool_call_id in invalid and layer.recall(message.tool_call_id) is None:
+        call_id, content = message.tool_call_id, message.content
+        if verdict is None and call_id in invalid and layer.recall(call_id, content, run=run) is None:
             verdict = INVALID_CALL_VERDICT
-        if verdict is not None and layer.recall(message.tool_call_id) != verdict:
-            layer.remember(message.tool_call_id, verdict)
+        if verdict is not None and layer.recall(call_id, content, run=run) != verdict:
+            layer.remember(call_id, verdict, content, run=run)
 
 
 # -- LangChain -> neutral --------------------------------------------------------------
@@ -390,7 +371,7 @@ def from_toolerr(messages: Sequence[Message], converted: Sequence[Message]) -> l
     return out
 
 
-def _decision_step_failed(layer: ToolErrorLayer, messages: Sequence[Any]) -> bool:
+def _decision_step_failed(layer: ToolErrorLayer, messages: Sequence[Any], run: object | None) -> bool:
     """Whether a tool result after the last assistant message is a failure.
 
     Only such a conversation can change (DELIVERY.md section 4: requests with no failure
@@ -409,31 +390,33 @@ def _decision_step_failed(layer: ToolErrorLayer, messages: Sequence[Any]) -> boo
         return False
     if not results:
         return False
-    restore_verdicts(layer, messages[index:])
-    return any(layer.inspect(result).failed for result in results)
+    restore_verdicts(layer, messages[index:], run)
+    return any(layer.inspect(result, run=run).failed for result in results)
 
 
-def rewrite_with(layer: ToolErrorLayer, messages: Sequence[Any]) -> list[Any] | None:
+def rewrite_with(
+    layer: ToolErrorLayer, messages: Sequence[Any], run: object | None = None
+) -> list[Any] | None:
     """Apply the layer's form to a LangChain message list for one model call.
 
     Returns the new list, or ``None`` when nothing changed (the caller keeps its own
     list, byte for byte). Raises what the layer raises (:class:`toolerr.ToolLoopError`
     for loop action ``stop``) and whatever conversion raises; callers fail open.
     """
-    return rewrite_and_ledger(layer, messages)[0]
+    return rewrite_and_ledger(layer, messages, run)[0]
 
 
 def rewrite_and_ledger(
-    layer: ToolErrorLayer, messages: Sequence[Any]
+    layer: ToolErrorLayer, messages: Sequence[Any], run: object | None = None
 ) -> tuple[list[Any] | None, FailureLedger | None]:
     """:func:`rewrite_with`, and the failed-call ledger of the conversation when its
     decision step failed (``None`` otherwise): what a decoder should ban, including calls
     that the form removed from the model's view."""
-    if not _decision_step_failed(layer, messages):
+    if not _decision_step_failed(layer, messages, run):
         return None, None
-    restore_verdicts(layer, messages)
+    restore_verdicts(layer, messages, run)
     converted = [neutral(message) for message in messages]
-    result = layer.rewrite(converted)
+    result = layer.rewrite(converted, run=run)
     if not result.changed:
         return None, result.ledger
     return from_toolerr(result.messages, converted), result.ledger

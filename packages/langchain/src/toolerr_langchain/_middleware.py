@@ -35,7 +35,8 @@ if TYPE_CHECKING:
     from langchain_core.messages import ContentBlock
     from langchain_core.tools import BaseTool
     from langgraph.types import Command
-    from toolerr import Form, LoopAction, ToolSafety
+    from toolerr import PolicyOptions, ToolSafety
+    from typing_extensions import Unpack
 
     OnError = Callable[[Exception, ToolCallRequest], "str | list[ContentBlock] | None"]
     AOnError = Callable[[Exception, ToolCallRequest], Awaitable["str | list[ContentBlock] | None"]]
@@ -89,6 +90,15 @@ def _state_messages(state: Any) -> Sequence[Any]:
     return messages if isinstance(messages, Sequence) else ()
 
 
+class _Scope:
+    """The run scope of one hook call. The middleware keeps nothing between calls: each
+    verdict travels on its ``ToolMessage`` (``response_metadata["toolerr"]``) and is
+    restored from the call's own messages into a fresh scope, so no run, thread or
+    concurrent invocation sharing the middleware can see another's (whatever call ids)."""
+
+    __slots__ = ("__weakref__",)
+
+
 def _called_before(messages: Sequence[Any], tool_name: str, call_id: str | None) -> bool:
     """Whether the conversation holds another call to ``tool_name``: without one, the
     call cannot repeat a failure or close a cycle, and the loop check can be skipped."""
@@ -137,12 +147,8 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
         aon_error: AOnError | None = None,
         tools: Sequence[BaseTool | str] | None = None,
         policy: Policy | None = None,
-        form: Form | str | None = None,
-        retry_budget: int | None = None,
-        loop_action: LoopAction | None = None,
-        tool_safety: Mapping[str, ToolSafety] | None = None,
-        max_error_chars: int | None = None,
         on_record: Callable[[DetectionRecord], None] | None = None,
+        **options: Unpack[PolicyOptions],
     ) -> None:
         super().__init__()
         self.on_error = on_error
@@ -151,17 +157,8 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
             None if tools is None else frozenset(t if isinstance(t, str) else t.name for t in tools)
         )
         self.tools = []  # registers no tools
-        self.layer = ToolErrorLayer(
-            policy,
-            on_record=on_record,
-            form=form,
-            retry_budget=retry_budget,
-            loop_action=loop_action,
-            tool_safety=tool_safety,
-            max_error_chars=max_error_chars,
-            client=CLIENT,
-        )
-        """The toolerr layer this middleware drives (its ``policy``, ``remember``, ``recall``)."""
+        self.layer = ToolErrorLayer(policy, on_record=on_record, client=CLIENT, **options)
+        """The toolerr layer this middleware drives (its ``policy``)."""
         self._base_policy = self.layer.policy
         self._declared: dict[str, ToolSafety] = {}
         self._declared_lock = threading.Lock()
@@ -202,7 +199,7 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
         (abstract + ban)."""
         try:
             self._learn_safety(request.tools)
-            messages, ledger = rewrite_and_ledger(self.layer, request.messages)
+            messages, ledger = rewrite_and_ledger(self.layer, request.messages, _Scope())
             settings = None
             if (
                 ledger is not None
@@ -231,23 +228,24 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
         if self.layer.policy.loop_action == "note":
             return None
         call = request.tool_call
+        scope = _Scope()
         try:
             messages = _state_messages(request.state)
             if not _called_before(messages, tool_name, call.get("id")):
                 return None  # nothing to repeat: no need to replay the conversation
-            restore_verdicts(self.layer, messages)
+            restore_verdicts(self.layer, messages, scope)
             converted = [neutral(message) for message in messages]
         except Exception:  # fail open: the call runs
             logger.exception("toolerr: reading the conversation for the loop check failed; the call runs")
             return None
-        decision = self.layer.check_call(tool_name, call.get("args", {}), messages=converted)
+        decision = self.layer.check_call(tool_name, call.get("args", {}), messages=converted, run=scope)
         if decision.action != "block":
             return None
-        content = self.layer.blocked_result(call.get("id"), decision)
+        content = self.layer.blocked_result(call.get("id"), decision, run=scope)
         message = ToolMessage(
             content=content, tool_call_id=call.get("id") or "", name=tool_name, status="error"
         )
-        verdict = self.layer.recall(call.get("id"))
+        verdict = self.layer.recall(call.get("id"), content, run=scope)
         return with_verdict(message, verdict) if verdict is not None else message
 
     def _error_result(
@@ -261,9 +259,7 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
             status="error",
         )
         try:
-            verdict = self.layer.inspect_exception(exc, tool=tool_name)
-            self.layer.remember(call_id, verdict)
-            return with_verdict(message, verdict)
+            return with_verdict(message, self.layer.inspect_exception(exc, tool=tool_name))
         except Exception:  # fail open: the error result goes out unclassified
             logger.exception("toolerr: classifying the exception of %s failed", tool_name)
             return message
@@ -275,13 +271,9 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
         if not isinstance(result, ToolMessage) or result.status != "error":
             return result
         try:
-            verdict = verdict_of(result)
-            if verdict is not None:
-                self.layer.remember(result.tool_call_id, verdict)
+            if verdict_of(result) is not None:
                 return result
-            verdict = self.layer.inspect(to_toolerr(result))
-            self.layer.remember(result.tool_call_id, verdict)
-            return with_verdict(result, verdict)
+            return with_verdict(result, self.layer.inspect(to_toolerr(result)))
         except Exception:  # fail open
             logger.exception("toolerr: classifying the error result of %s failed", tool_name)
             return result
@@ -385,7 +377,7 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
         """The messages for one model call with the form applied (this middleware's layer
         and policy); a plain copy of the list when nothing changes. Fails open."""
         try:
-            rewritten = rewrite_with(self.layer, messages)
+            rewritten = rewrite_with(self.layer, messages, _Scope())
         except ToolLoopError:
             raise
         except Exception:  # fail open

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolerr import DetectionRecord, Policy
 
 from ._recovery import TRANSPORT_ERRORS, CallRecovery
 
-_MAX_THREADS = 256
+if TYPE_CHECKING:
+    from toolerr import PolicyOptions
+    from typing_extensions import Unpack
 
 
 class ToolErrorInterceptor:
@@ -31,8 +32,11 @@ class ToolErrorInterceptor:
     with ``loop_action="block"`` (the default, ``"note"``, runs it and says so). Results
     an inner interceptor turned into a ``ToolMessage`` or ``Command`` pass through.
 
-    The failed-call ledger is kept per LangGraph thread (``thread_id`` of the tool
-    runtime's config), so concurrent conversations do not see each other's failures.
+    Verdicts and the failed-call ledger are kept per run: per LangGraph thread
+    (``thread_id`` of the tool runtime's config), else per run (its ``run_id``), else per
+    conversation (the id of its first message), so concurrent conversations sharing one
+    interceptor never see each other's failures, whatever their call ids. Calls made
+    outside a graph (no runtime) share one scope.
     If the agent also uses ``toolerr_langchain.ToolErrorMiddleware`` (which delivers the
     C3 note at the model call), give this interceptor ``form="c0"`` so the guidance is not
     given twice; it then classifies, records and blocks loops only.
@@ -42,39 +46,23 @@ class ToolErrorInterceptor:
         self,
         policy: Policy | None = None,
         *,
-        form: str | None = None,
-        retry_budget: int | None = None,
-        loop_action: str | None = None,
-        tool_safety: dict[str, str] | None = None,
-        max_error_chars: int | None = None,
         on_record: Callable[[DetectionRecord], None] | None = None,
         catch: tuple[type[BaseException], ...] = TRANSPORT_ERRORS,
         tools: Iterable[Any] = (),
+        **options: Unpack[PolicyOptions],
     ) -> None:
-        options: dict[str, Any] = {
-            "form": form,
-            "retry_budget": retry_budget,
-            "loop_action": loop_action,
-            "tool_safety": tool_safety,
-            "max_error_chars": max_error_chars,
-        }
-        self._policy = policy
-        self._on_record = on_record
-        self._catch = catch
-        self._options = options
-        self._template = self._make()  # validates the options now, not at the first call
-        self._recoveries: OrderedDict[str, CallRecovery] = OrderedDict()
+        self._make: Callable[[], CallRecovery] = lambda: CallRecovery(
+            policy, on_record=on_record, catch=catch, **options
+        )
+        self._recovery = self._make()  # validates the options now, not at the first call
         self._lock = threading.Lock()
         self._tools: list[Any] = []
         self._names: set[str] = set()
         self.learn_tools(tools)
 
-    def _make(self) -> CallRecovery:
-        return CallRecovery(self._policy, on_record=self._on_record, catch=self._catch, **self._options)
-
     @property
     def policy(self) -> Policy:
-        return self._template.policy
+        return self._recovery.policy
 
     def learn_tools(self, tools: Iterable[Any]) -> None:
         """Retry safety from tools' MCP annotations: LangChain tools from
@@ -85,34 +73,18 @@ class ToolErrorInterceptor:
         with self._lock:
             self._tools.extend(described)
             self._names.update(tool.name for tool in described)
-            recoveries = [self._template, *self._recoveries.values()]
-        for recovery in recoveries:
-            recovery.learn_tools(described)
-
-    def _recovery(self, runtime: Any) -> CallRecovery:
-        key = _thread_key(runtime)
-        with self._lock:
-            recovery = self._recoveries.get(key)
-            if recovery is not None:
-                self._recoveries.move_to_end(key)
-                return recovery
-            recovery = self._make()
-            tools = list(self._tools)
-            self._recoveries[key] = recovery
-            while len(self._recoveries) > _MAX_THREADS:
-                self._recoveries.popitem(last=False)
-        if tools:
-            recovery.learn_tools(tools)
-        return recovery
+        self._recovery.learn_tools(described)
 
     def reset(self) -> None:
-        """Forget the failed calls of every thread."""
+        """Forget the failed calls of every run."""
+        recovery = self._make()
         with self._lock:
-            self._recoveries.clear()
+            tools = list(self._tools)
+        recovery.learn_tools(tools)
+        self._recovery = recovery
 
     async def __call__(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
-        runtime = getattr(request, "runtime", None)
-        recovery = self._recovery(runtime)
+        recovery = self._recovery
         name = str(request.name)
         prefixed = f"{getattr(request, 'server_name', '')}_{name}"
         if name not in self._names and prefixed in self._names:
@@ -123,7 +95,7 @@ class ToolErrorInterceptor:
 
         # The recovery numbers calls itself: model call ids are not unique across turns
         # (scripted and some local models reuse them), and verdicts are kept by id.
-        return await recovery.call(name, request.args, invoke)
+        return await recovery.call(name, request.args, invoke, run=run_key(getattr(request, "runtime", None)))
 
 
 class _Described:
@@ -141,12 +113,24 @@ class _Described:
         self.annotations = annotations
 
 
-def _thread_key(runtime: Any) -> str:
+def run_key(runtime: Any) -> tuple[str, str] | None:
+    """The run scope of a tool call from its LangGraph tool runtime: its thread, else its
+    run, else its conversation (the id LangGraph gave its first message); ``None`` outside
+    a graph."""
     config = getattr(runtime, "config", None)
     if isinstance(config, Mapping):
         configurable = config.get("configurable")
-        if isinstance(configurable, Mapping):
-            thread = configurable.get("thread_id")
-            if thread is not None:
-                return f"thread:{thread}"
-    return "default"
+        if isinstance(configurable, Mapping) and configurable.get("thread_id") is not None:
+            return ("thread", str(configurable["thread_id"]))
+        if config.get("run_id") is not None:
+            return ("run", str(config["run_id"]))
+    run_id = getattr(getattr(runtime, "execution_info", None), "run_id", None)
+    if run_id is not None:
+        return ("run", str(run_id))
+    state = getattr(runtime, "state", None)
+    messages = state.get("messages") if isinstance(state, Mapping) else getattr(state, "messages", None)
+    if isinstance(messages, list) and messages:
+        first = getattr(messages[0], "id", None)
+        if isinstance(first, str) and first:
+            return ("conversation", first)
+    return None

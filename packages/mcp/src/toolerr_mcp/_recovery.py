@@ -13,17 +13,17 @@ a coroutine that performs it) and get back the ``CallToolResult`` to give the cl
 * With loop action ``block`` an identical repeat of a failed non-transient call is
   answered without performing it; with ``stop`` it raises :class:`toolerr.ToolLoopError`.
 
-The adapter holds no rules: detection, classification, guidance, notes and loop decisions
-all come from :class:`toolerr.ToolErrorLayer`. The MCP conversation has no model turns, so
-the recovery keeps a short neutral history of its own calls (for the retry budget and
-repeat reports) and a failed-call ledger (for the loop check before each call).
+The adapter holds no rules: detection, classification, guidance, notes, the failed-call
+ledger and loop decisions all come from :meth:`toolerr.ToolErrorLayer.deliver_result` and
+:meth:`toolerr.ToolErrorLayer.check_call`, in the run scope of the conversation (the
+recovery's own for a session and the proxy, one per LangGraph thread or run for the
+interceptor).
 """
 
 from __future__ import annotations
 
 import itertools
 import logging
-from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
@@ -31,14 +31,10 @@ import anyio
 from pydantic import ValidationError
 from toolerr import (
     DetectionRecord,
-    FailureLedger,
-    Message,
+    LoopDecision,
     Policy,
-    ToolCall,
     ToolErrorLayer,
-    ToolLoopError,
     Verdict,
-    inspect_result,
     safety_from_annotations,
 )
 
@@ -52,12 +48,6 @@ META_KEY = "toolerr"
 FORMS = ("c0", "c1")
 """The forms an MCP tool result can carry: C0 (classify only) and C1 (guidance appended).
 The note of form C3 is given under ``_meta`` for clients that place it themselves."""
-
-HISTORY = 16
-"""Calls kept in the neutral history the layer reads (retry budget, repeat reports)."""
-
-LEDGER_HISTORY = 64
-"""Recent calls the failed-call ledger keeps for cycle detection (its default)."""
 
 TRANSPORT_ERRORS: tuple[type[BaseException], ...] = (
     _compat.MCP_ERROR,
@@ -81,8 +71,6 @@ _STREAM_ERRORS = (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.En
 
 BEFORE_FAILURE_TIMEOUT = 5.0
 """Seconds a session may spend fetching tool annotations before classifying a failure."""
-
-_SUCCESS = Verdict(failed=False)
 
 Invoke = Callable[[], Awaitable[Any]]
 
@@ -117,18 +105,8 @@ class CallRecovery:
                 "Use 'c1' (guidance appended to the result) or 'c0' (classification under _meta only); "
                 "the C3 note is in _meta['toolerr']['note'] for clients that place it themselves."
             )
-        # The layer applies the configured form to the result; its records carry the C3
-        # note given under _meta for clients that place it themselves.
         self._layer = ToolErrorLayer(base, on_record=on_record)
         self._catch = catch
-        self._ledger = FailureLedger(retry_budget=base.retry_budget, history=LEDGER_HISTORY)
-        # Successes reach the ledger lazily: while it holds no failure, they only matter
-        # for cycles, so they wait here (in order) until the next failure is recorded.
-        self._pending: deque[tuple[str, dict[str, Any], str]] = deque(maxlen=LEDGER_HISTORY)
-        self._failures_seen = False
-        # The neutral history the layer reads at a failure: (call id, name, arguments, the
-        # tool message of a failure or None for a success), built into messages only then.
-        self._history: deque[tuple[str, str, dict[str, Any], Message | None]] = deque(maxlen=HISTORY)
         self._ids = itertools.count(1)
         self._safety_seen = False
 
@@ -179,13 +157,15 @@ class CallRecovery:
         *,
         call_id: str | None = None,
         before_failure: Callable[[], Awaitable[None]] | None = None,
+        run: object | None = None,
     ) -> Any:
         """Perform one call through the layer and return what the client should get.
 
         ``invoke`` performs the call and returns a ``CallToolResult`` (anything else is
         passed through untouched). Exceptions in :attr:`catch` become failed results;
         others propagate. ``before_failure`` runs before a failure is classified (the
-        session uses it to fetch tool annotations it has not seen). Raises
+        session uses it to fetch tool annotations it has not seen). ``run``: the run scope
+        of the conversation (``None``: this recovery's own). Raises
         :class:`toolerr.ToolLoopError` only with loop action ``stop``.
         """
         call_id = call_id or self.new_call_id()
@@ -193,41 +173,30 @@ class CallRecovery:
             args: dict[str, Any] = dict(arguments)
         else:
             args = dict(arguments) if isinstance(arguments, Mapping) else {}
-        decision = self._check(name, args)  # ToolLoopError (stop) propagates
+        decision = self._check(name, args, run)  # ToolLoopError (stop) propagates
         exception: BaseException | None = None
-        remembered = False
         if decision is not None and decision.action == "block":
-            text = self._layer.blocked_result(call_id, decision)
-            result: Any = _compat.error_result(text)
-            remembered = True
+            result: Any = _compat.error_result(self._layer.blocked_result(call_id, decision, run=run))
         else:
             try:
                 result = await invoke()
             except self._catch as exc:
-                failed = self._failed_result(name, call_id, exc)
+                failed = self._failed_result(name, call_id, exc, run)
                 if failed is None:
                     raise
                 result, exception = failed
-                remembered = True
         if not isinstance(result, _compat.CallToolResult):
             return result
-        return await self._deliver(name, args, call_id, result, exception, remembered, before_failure)
+        return await self._deliver(name, args, call_id, result, exception, before_failure, run)
 
-    def _check(self, name: str, args: dict[str, Any]) -> Any:
-        if not self._failures_seen or self._layer.policy.loop_action == "note" or not self._has_failures():
-            return None  # a note rides on the result; with no failure there is no loop
-        self._flush()
-        return self._layer.check_call(name, args, ledger=self._ledger)
+    def _check(self, name: str, args: dict[str, Any], run: object | None) -> LoopDecision | None:
+        if self._layer.policy.loop_action == "note":
+            return None  # a note rides on the result
+        return self._layer.check_call(name, args, run=run)
 
-    def _has_failures(self) -> bool:
-        return self._failures_seen and bool(self._ledger.failures)
-
-    def _flush(self) -> None:
-        while self._pending:
-            name, args, call_id = self._pending.popleft()
-            self._ledger.record(name, args, _SUCCESS, call_id=call_id)
-
-    def _failed_result(self, name: str, call_id: str, exc: BaseException) -> tuple[Any, BaseException] | None:
+    def _failed_result(
+        self, name: str, call_id: str, exc: BaseException, run: object | None
+    ) -> tuple[Any, BaseException] | None:
         try:
             if isinstance(exc, _STREAM_ERRORS):
                 # mcp 1.x raises these where 2.x raises its CONNECTION_CLOSED error: same evidence
@@ -238,14 +207,16 @@ class CallRecovery:
                 exc = closed
             text = describe_exception(exc)
             verdict = self._layer.inspect_exception(exc, text=text, tool=name)
-            self.remember(call_id, verdict)
+            self._layer.remember(call_id, verdict, text, run=run)
             return _compat.error_result(text), exc
         except Exception:
             logger.exception("toolerr: could not turn a failed call into a result; the error propagates")
             return None
 
-    def remember(self, call_id: str, verdict: Verdict) -> None:
-        self._layer.remember(call_id, verdict)
+    def remember(
+        self, call_id: str, verdict: Verdict, content: Any = None, *, run: object | None = None
+    ) -> None:
+        self._layer.remember(call_id, verdict, content, run=run)
 
     async def _deliver(
         self,
@@ -254,114 +225,45 @@ class CallRecovery:
         call_id: str,
         result: Any,
         exception: BaseException | None,
-        remembered: bool,
         before_failure: Callable[[], Awaitable[None]] | None,
+        run: object | None,
     ) -> Any:
         try:
             content = neutral_content(result.content)
             flag = _compat.is_error(result)
-            # what layer.inspect(message) does, without building the message for a success
-            verdict = (self._layer.recall(call_id) if remembered else None) or inspect_result(
-                content, is_error=flag, exception=exception, client="mcp", tool=name
-            )
-            if not verdict.failed:
-                self._record_success(name, args, call_id)
-                return result
-            tool = Message(
-                role="tool",
-                content=content,
-                tool_call_id=call_id,
-                name=name,
-                is_error=flag,
-                exception=exception,
-                client="mcp",
-            )
+            verdict = None
+            if before_failure is not None:
+                verdict = self._layer.inspect_tool_result(
+                    name, content, exception=exception, is_error=flag, call_id=call_id, run=run
+                )
+                if verdict.failed:
+                    await self._before_failure(before_failure)
         except Exception:
             logger.exception("toolerr: could not inspect a tool result; it passes unchanged")
             return result
-        if before_failure is not None:
-            try:
-                with anyio.move_on_after(BEFORE_FAILURE_TIMEOUT):
-                    await before_failure()
-            except Exception:
-                logger.debug("toolerr: fetching tool annotations failed", exc_info=True)
+        delivery = self._layer.deliver_result(
+            name, args, content, exception=exception, is_error=flag, call_id=call_id, run=run, verdict=verdict
+        )  # fails open; ToolLoopError (stop) propagates
+        if not delivery.failed or delivery.error is not None:
+            return result
         try:
-            delivered = self._apply(name, args, call_id, tool, result, verdict)
-        except ToolLoopError:
-            self._record_failure(name, args, call_id, tool, verdict)
-            raise
+            append = [_compat.text_block(delivery.suffix)] if delivery.changed and delivery.suffix else []
+            # The error flag is set for every failure with evidence beyond the text; a result the
+            # server flagged as a success keeps its flag when the text alone says nothing certain.
+            flagged = bool(flag) or exception is not None or delivery.kind in _ACTIONABLE
+            meta = {META_KEY: delivery.to_dict()}
+            return _compat.result_with(result, append=append, failed=True if flagged else None, meta=meta)
         except Exception:
             logger.exception("toolerr: could not annotate a failed tool result; it passes unchanged")
-            delivered = result
-        self._record_failure(name, args, call_id, tool, verdict)
-        return delivered
-
-    def _record_success(self, name: str, args: dict[str, Any], call_id: str) -> None:
-        self._history.append((call_id, name, args, None))
-        if not self._has_failures():
-            self._pending.append((name, args, call_id))
-            return
-        try:
-            self._flush()
-            self._ledger.record(name, args, _SUCCESS, call_id=call_id)
-        except Exception:
-            logger.exception("toolerr: could not record a call in the ledger")
-
-    def _record_failure(
-        self, name: str, args: dict[str, Any], call_id: str, tool: Message, verdict: Verdict
-    ) -> None:
-        self._history.append((call_id, name, args, tool))
-        self._failures_seen = True
-        self.remember(call_id, verdict)  # the layer's replays of the history reuse it
-        try:
-            self._flush()
-            self._ledger.record(name, args, verdict, call_id=call_id)
-        except Exception:
-            logger.exception("toolerr: could not record a call in the ledger")
-
-    def _conversation(self) -> list[Message]:
-        messages: list[Message] = []
-        for call_id, name, args, tool in self._history:
-            messages.append(
-                Message(role="assistant", tool_calls=(ToolCall(id=call_id, name=name, arguments=args),))
-            )
-            messages.append(tool or Message(role="tool", tool_call_id=call_id, name=name, is_error=False))
-        return messages
-
-    def _apply(
-        self, name: str, args: dict[str, Any], call_id: str, tool: Message, result: Any, verdict: Verdict
-    ) -> Any:
-        conversation = self._conversation()
-        call = ToolCall(id=call_id, name=name, arguments=args)
-        conversation += [Message(role="assistant", tool_calls=(call,)), tool]
-        rewrite = self._layer.rewrite(conversation)
-        if rewrite.error is not None:
             return result
-        record = next((r for r in reversed(rewrite.records) if r.call_id == tool.tool_call_id), None)
-        suffix = None
-        if rewrite.changed and rewrite.messages[-1] is not tool:
-            content = rewrite.messages[-1].content
-            if isinstance(content, list) and content and isinstance(content[-1], Mapping):
-                suffix = content[-1].get("text")
-        note = record.note if record is not None else None
-        meta = {
-            META_KEY: {
-                "failed": True,
-                "kind": record.kind if record is not None else verdict.kind,
-                "rule": verdict.rule,
-                "detection": verdict.detection,
-                "outcome": verdict.outcome,
-                "guidance": record.guidance if record is not None else None,
-                "loop": record.loop if record is not None else None,
-                "note": note,
-            }
-        }
-        append = [_compat.text_block(suffix)] if isinstance(suffix, str) and suffix else []
-        # The error flag is set for every failure with evidence beyond the text; a result the
-        # server flagged as a success keeps its flag when the text alone says nothing certain.
-        kind = record.kind if record is not None else verdict.kind
-        flagged = bool(tool.is_error) or tool.exception is not None or kind in _ACTIONABLE
-        return _compat.result_with(result, append=append, failed=True if flagged else None, meta=meta)
+
+    @staticmethod
+    async def _before_failure(before_failure: Callable[[], Awaitable[None]]) -> None:
+        try:
+            with anyio.move_on_after(BEFORE_FAILURE_TIMEOUT):
+                await before_failure()
+        except Exception:
+            logger.debug("toolerr: fetching tool annotations failed", exc_info=True)
 
 
 def describe_exception(exc: BaseException) -> str:

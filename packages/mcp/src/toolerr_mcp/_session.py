@@ -5,12 +5,16 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolerr import DetectionRecord, Policy
 
 from . import _compat
 from ._recovery import TRANSPORT_ERRORS, CallRecovery
+
+if TYPE_CHECKING:
+    from toolerr import PolicyOptions
+    from typing_extensions import Unpack
 
 logger = logging.getLogger("toolerr")
 
@@ -31,10 +35,10 @@ class RecoveringSession:
     A failed call (``is_error``, a JSON-RPC error such as -32601 or -32602, a transport
     failure or a timeout) returns a ``CallToolResult`` with ``is_error`` set, its original
     content, the guidance appended as a text block (form ``c1``; ``c0`` classifies only)
-    and the classification under ``result.meta["toolerr"]`` (keys ``failed``, ``kind``,
-    ``rule``, ``detection``, ``outcome``, ``guidance``, ``loop``, ``note``; ``note`` is the
-    C3 runtime note for clients that place it in a user turn themselves). A success is
-    returned as the very object the session returned.
+    and the classification under ``result.meta["toolerr"]`` (``toolerr.DetectionRecord.to_dict``:
+    ``failed``, ``kind``, ``rule``, ``guidance``, ``loop``, ``note`` ...; ``note`` is the C3
+    runtime note for clients that place it in a user turn themselves). A success is
+    returned as the very object the session returned. The session is its own run scope.
 
     Retry safety comes from the tools' annotations seen in ``list_tools`` results
     (``readOnlyHint``, ``idempotentHint``, ``destructiveHint``), merged under the
@@ -53,28 +57,15 @@ class RecoveringSession:
         session: Any,
         policy: Policy | None = None,
         *,
-        form: str | None = None,
-        retry_budget: int | None = None,
-        loop_action: str | None = None,
-        tool_safety: dict[str, str] | None = None,
-        max_error_chars: int | None = None,
         on_record: Callable[[DetectionRecord], None] | None = None,
         catch: tuple[type[BaseException], ...] = TRANSPORT_ERRORS,
         fetch_annotations: bool = True,
+        **options: Unpack[PolicyOptions],
     ) -> None:
         if not callable(getattr(session, "call_tool", None)):
             raise TypeError(f"RecoveringSession wraps an mcp.ClientSession, got {type(session).__name__}")
         self.session = session
-        self.recovery = CallRecovery(
-            policy,
-            on_record=on_record,
-            catch=catch,
-            form=form,
-            retry_budget=retry_budget,
-            loop_action=loop_action,
-            tool_safety=tool_safety,
-            max_error_chars=max_error_chars,
-        )
+        self.recovery = CallRecovery(policy, on_record=on_record, catch=catch, **options)
         self._fetch_annotations = fetch_annotations
 
     @property
@@ -131,7 +122,10 @@ class RecoveringSession:
                 name, arguments, read_timeout_seconds, progress_callback, **kwargs
             )
 
-        return await self.recovery.call(name, arguments, invoke, before_failure=self._learn_annotations)
+        learn = self._fetch_annotations and not self.recovery.knows_tools
+        return await self.recovery.call(
+            name, arguments, invoke, before_failure=self._learn_annotations if learn else None
+        )
 
     async def _learn_annotations(self) -> None:
         """Before classifying a failure: list the tools once if no listing was seen, so a

@@ -18,9 +18,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolerr import Message, ToolCall
+from toolerr import ConversionCache, Message, ToolCall
 
 CLIENT = "openai-agents"
+_NO_CACHE = ConversionCache(0)
 
 _MODEL_SIDE_TYPES = frozenset(
     {"function_call", "reasoning", "mcp_list_tools", "mcp_approval_request", "program"}
@@ -131,46 +132,47 @@ def to_input_content(content: Any) -> Any:
     return content
 
 
-def to_conversation(items: Sequence[Any]) -> Conversation:
-    """The neutral conversation of a model input (see the module docstring)."""
+def to_conversation(items: Sequence[Any], cache: ConversionCache | None = None) -> Conversation:
+    """The neutral conversation of a model input (see the module docstring); with a
+    ``cache`` kept across model calls, the same message objects for the same items."""
     conversation = Conversation(items)
     names: dict[str, str] = {}
     mappings = [as_mapping(item) for item in items]
     model_side = [_is_model_side(item) for item in mappings]
+    get = (cache if cache is not None else _NO_CACHE).get
     index = 0
     while index < len(items):
-        item = mappings[index]
-        position = len(conversation.messages)
+        item, position, end = mappings[index], len(conversation.messages), index + 1
         if model_side[index]:
-            group: list[int] = []
-            calls: list[ToolCall] = []
-            texts: list[str] = []
-            while index < len(items) and model_side[index]:
-                current = mappings[index]
-                if current.get("type") == "function_call":
-                    call = _tool_call(current)
-                    conversation.call_items[id(call)] = index
-                    calls.append(call)
-                    if call.id is not None:
-                        names[call.id] = call.name
-                elif current.get("role") == "assistant":
-                    texts.append(_assistant_text(current))
-                group.append(index)
-                index += 1
-            conversation.messages.append(
-                Message(
-                    role="assistant",
-                    content="\n".join(t for t in texts if t),
-                    tool_calls=tuple(calls),
-                    origin=position,
-                )
-            )
-            conversation.groups.append(tuple(group))
-            continue
-        conversation.messages.append(_single(item, names, position))
-        conversation.groups.append((index,))
-        index += 1
+            while end < len(items) and model_side[end]:
+                end += 1
+            group = tuple(range(index, end))
+            parts = (position, *(mappings[i] for i in group))
+            message = get(parts, _assistant, mappings, group, position)
+            calls = [i for i in group if mappings[i].get("type") == "function_call"]
+            for call, call_index in zip(message.tool_calls, calls, strict=True):
+                conversation.call_items[id(call)] = call_index
+                if call.id is not None:
+                    names[call.id] = call.name
+        else:
+            group = (index,)
+            name = names.get(call_id) if isinstance(call_id := item.get("call_id"), str) else None
+            message = get((position, name, item), _single, item, names, position)
+        conversation.messages.append(message)
+        conversation.groups.append(group)
+        index = end
     return conversation
+
+
+def _assistant(mappings: Sequence[Mapping[str, Any]], group: tuple[int, ...], position: int) -> Message:
+    """Consecutive model-side items as one assistant message."""
+    items = [mappings[i] for i in group]
+    calls = tuple(_tool_call(item) for item in items if item.get("type") == "function_call")
+    texts = [
+        _assistant_text(i) for i in items if i.get("type") != "function_call" and i.get("role") == "assistant"
+    ]
+    content = "\n".join(t for t in texts if t)
+    return Message(role="assistant", content=content, tool_calls=calls, origin=position)
 
 
 def _tool_call(item: Mapping[str, Any]) -> ToolCall:

@@ -18,8 +18,8 @@ import contextvars
 import inspect
 import logging
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TypeVar, cast
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from agents import Agent, AgentsException, FunctionTool, RunConfig
 from agents.run_config import CallModelData, ModelInputData, ToolErrorFormatterArgs
@@ -28,6 +28,8 @@ from agents.tool import ToolErrorFunction, default_tool_error_function
 from agents.tool_context import ToolContext
 from agents.tool_guardrails import ToolGuardrailFunctionOutput, ToolInputGuardrail, ToolInputGuardrailData
 from toolerr import (
+    ConversationRun,
+    ConversionCache,
     DetectionRecord,
     FailureLedger,
     Message,
@@ -35,13 +37,15 @@ from toolerr import (
     ToolCall,
     ToolErrorLayer,
     ToolLoopError,
-    Verdict,
     clean_text,
     exception_text,
-    guidance_for,
 )
 
 from ._convert import CLIENT, to_conversation
+
+if TYPE_CHECKING:
+    from toolerr import PolicyOptions
+    from typing_extensions import Unpack
 
 __all__ = ["ToolErrorRecovery"]
 
@@ -61,20 +65,21 @@ class _RunStopped(ToolLoopError, AgentsException):
 
 
 class _Snapshot:
-    """The neutral conversation of the latest model call of one run (what the guardrail
-    checks a new call against); the failed-call ledger is built once, on first use."""
+    """The neutral conversation of one run's latest model call (what the guardrail checks a
+    new call against) and its run scope; the failed-call ledger is built on first use."""
 
-    __slots__ = ("_ledger", "_lock", "messages")
+    __slots__ = ("_ledger", "_lock", "messages", "run")
 
-    def __init__(self, messages: Sequence[Message]) -> None:
+    def __init__(self, messages: Sequence[Message], previous: _Snapshot | None) -> None:
         self.messages = messages
+        self.run: ConversationRun = ConversationRun.follow(getattr(previous, "run", None), messages)
         self._ledger: FailureLedger | None = None
         self._lock = threading.Lock()
 
     def ledger(self, layer: ToolErrorLayer) -> FailureLedger:
         with self._lock:
             if self._ledger is None:
-                self._ledger = layer.replay(self.messages)[0]
+                self._ledger = layer.replay(self.messages, run=self.run)[0]
             return self._ledger
 
 
@@ -89,31 +94,19 @@ class ToolErrorRecovery:
     ``loop_action``, ``tool_safety``, ``max_error_chars``), or a ready
     :class:`toolerr.Policy`; ``on_record`` receives every
     :class:`toolerr.DetectionRecord`. One object serves any number of agents and
-    concurrent runs: failures it produced are remembered by call id, the rest is derived
-    from each model call's own input.
+    concurrent runs: the verdicts of failures it produced are remembered in the run's own
+    scope (by call id and result text), the rest is derived from each model call's own
+    input, so no run sees another's failures, whatever the call ids.
     """
 
     def __init__(
         self,
         policy: Policy | None = None,
         *,
-        form: str | None = None,
-        retry_budget: int | None = None,
-        loop_action: str | None = None,
-        tool_safety: Mapping[str, str] | None = None,
-        max_error_chars: int | None = None,
         on_record: Callable[[DetectionRecord], None] | None = None,
+        **options: Unpack[PolicyOptions],
     ) -> None:
-        self.layer = ToolErrorLayer(
-            policy,
-            on_record=on_record,
-            form=form,
-            retry_budget=retry_budget,
-            loop_action=loop_action,
-            tool_safety=dict(tool_safety) if tool_safety is not None else None,
-            max_error_chars=max_error_chars,
-            client=CLIENT,
-        )
+        self.layer = ToolErrorLayer(policy, on_record=on_record, client=CLIENT, **options)
         self.tool_input_guardrail: ToolInputGuardrail[Any] = ToolInputGuardrail(
             guardrail_function=self._guard, name="toolerr_repeat_guard"
         )
@@ -123,6 +116,7 @@ class ToolErrorRecovery:
         self._snapshot: contextvars.ContextVar[_Snapshot | None] = contextvars.ContextVar(
             f"toolerr_openai_agents_{id(self):x}", default=None
         )
+        self._conversions = ConversionCache()  # the next model call reuses the conversions
 
     @property
     def policy(self) -> Policy:
@@ -162,33 +156,35 @@ class ToolErrorRecovery:
         call_id: str | None = None,
     ) -> str:
         """The tool result for an exception: its diagnosis (``Name: message``, capped) and,
-        in form C1, the guidance. The verdict is remembered for the call id."""
+        in form C1, what the core's delivery of this result appends. The verdict is
+        remembered in the run's scope for the call id and the result."""
         if context is not None:
             tool, call_id = tool or context.tool_name, call_id or context.tool_call_id
+        snapshot = self._snapshot.get()
+        run = snapshot.run if snapshot is not None else None
         verdict = self.layer.inspect_exception(error, tool=tool)
-        self.layer.remember(call_id, verdict)
         text = exception_text(error)
         if not self.layer.inspect(Message(role="tool", content=text, client=CLIENT)).failed:
             text = f"Error: {text}"
         text = clean_text(text, self.policy.max_error_chars)
-        if self.policy.form == "c1" and not self._repeats_a_failure(context, verdict):
-            guidance = guidance_for(verdict.kind, verdict, retry_safe=self.policy.retry_safe(tool, verdict))
-            if guidance:
-                text = f"{text}\n{guidance}"
-        return text
-
-    def _repeats_a_failure(self, context: ToolContext[Any] | None, verdict: Verdict) -> bool:
-        """Whether this call repeats a failed call of its run (or closes a cycle). Then the
-        advice may differ from the kind's (retry budget, loop): C1 leaves the guidance to
-        the input filter, which appends the right one at the decision step, instead of
-        writing a sentence into the history that the next step would contradict."""
-        snapshot = self._snapshot.get()
-        if snapshot is None or context is None:
-            return False
-        raw = context.tool_arguments
-        arguments = ToolCall.from_raw(context.tool_call_id, context.tool_name, raw).arguments
-        report = snapshot.ledger(self.layer).check(context.tool_name, arguments, raw, family=verdict.family)
-        return report.previous is not None or report.cycle is not None
+        self.layer.remember(call_id, verdict, text, run=run)
+        if self.policy.form != "c1":
+            return text
+        ledger = snapshot.ledger(self.layer).copy() if snapshot else FailureLedger(self.policy.retry_budget)
+        delivery = self.layer.deliver_result(
+            tool or "unknown_tool",
+            None,
+            text,
+            exception=error,
+            call_id=call_id,
+            raw_arguments=context.tool_arguments if context is not None else None,
+            run=run,
+            ledger=ledger,  # the run's calls so far
+            record=False,  # the input filter records it at the decision step
+        )
+        # A repeat of a failed call (or a cycle) may get other advice at the decision step
+        # (retry budget, loop note): the input filter appends it there, not in the history.
+        return text if delivery.repeats else delivery.text
 
     # -- the model input ---------------------------------------------------------------
 
@@ -204,11 +200,12 @@ class ToolErrorRecovery:
             items: Any = model_data.input
             if not isinstance(items, list):
                 return model_data
-            conversation = to_conversation(items)
-            self._snapshot.set(_Snapshot(conversation.messages))
+            conversation = to_conversation(items, self._conversions)
+            snapshot = _Snapshot(conversation.messages, self._snapshot.get())
+            self._snapshot.set(snapshot)
             if self.policy.loop_action in ("block", "stop"):
                 self._attach_guardrail(getattr(data, "agent", None))
-            result = self.layer.rewrite(conversation.messages)
+            result = self.layer.rewrite(conversation.messages, run=snapshot.run)
             if not result.changed:
                 return model_data
             new_items = conversation.to_items(result.messages)
@@ -241,7 +238,7 @@ class ToolErrorRecovery:
             raise _stopped(error) from None
         if decision.action != "block":
             return ToolGuardrailFunctionOutput.allow()
-        message = self.layer.blocked_result(context.tool_call_id, decision)
+        message = self.layer.blocked_result(context.tool_call_id, decision, run=snapshot.run)
         return ToolGuardrailFunctionOutput.reject_content(message, output_info={"toolerr": decision.reason})
 
     def _owns(self, run_config: RunConfig | None) -> bool:

@@ -1,0 +1,120 @@
+"""Runs sharing one ToolErrorRecovery never see each other's failures (issue 18, part 1).
+
+Every run numbers its calls ``call_0``, ``call_1`` ... (as local models and scripted tests
+do). Each run's model input, and the tools it executes, must be exactly what the run gets
+alone: runs one after another (in one asyncio task and in separate ones), concurrent
+asyncio tasks and threads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any
+
+import pytest
+from agents import Agent, Runner
+from oa_support import Tools, call, done, inputs, scripted
+from toolerr_openai_agents import ToolErrorRecovery
+
+FAILING, FINE = "Oslo", "Paris"  # get_weather raises PermissionError for Oslo
+OPTIONS = [
+    {"loop_action": "block"},
+    {"loop_action": "note"},
+    {"form": "c1", "loop_action": "block"},
+    {"form": "c1", "loop_action": "note"},
+]
+Seen = tuple[list[list[dict[str, Any]]], list[tuple[str, dict[str, Any]]]]
+
+
+async def _run(recovery: ToolErrorRecovery, city: str) -> Seen:
+    """Two calls to get_weather for ``city`` (a legitimate second call for Paris, a repeat
+    of a failure for Oslo), then an answer."""
+    tools = Tools({FAILING: PermissionError(13, "Permission denied")})
+    model = scripted(
+        [call("get_weather", {"city": city}, "call_0")],
+        [call("get_weather", {"city": city}, "call_1")],
+        [done()],
+    )
+    agent = Agent(name="weather", model=model, tools=[tools.weather()])
+    await Runner.run(agent, "Weather?", run_config=recovery.run_config())
+    return inputs(model), tools.executed
+
+
+def _alone(options: dict[str, Any]) -> dict[str, Seen]:
+    return {city: asyncio.run(_run(ToolErrorRecovery(**options), city)) for city in (FAILING, FINE)}
+
+
+def test_an_all_success_run_gets_no_note_after_a_failed_run() -> None:
+    shared = ToolErrorRecovery()
+    asyncio.run(_run(shared, FAILING))
+    seen, executed = asyncio.run(_run(shared, FINE))
+    assert len(executed) == 2
+    assert not any("Note from the tool runtime" in str(item) for items in seen for item in items)
+
+
+def test_block_of_a_failed_call_does_not_block_another_runs_call() -> None:
+    shared = ToolErrorRecovery(loop_action="block")
+
+    async def both() -> tuple[Seen, Seen]:  # one after the other in the same asyncio task
+        return await _run(shared, FAILING), await _run(shared, FINE)
+
+    (_, failing), (seen, fine) = asyncio.run(both())
+    assert len(failing) == 1  # the repeat of the failed call is blocked
+    assert len(fine) == 2  # both legitimate calls run
+    assert [i["output"] for i in seen[-1] if i.get("type") == "function_call_output"] == [
+        "Paris: 18 C, cloudy",
+        "Paris: 18 C, cloudy",
+    ]
+
+
+@pytest.mark.parametrize("options", OPTIONS)
+def test_sequential_runs(options: dict[str, Any]) -> None:
+    alone = _alone(options)
+    shared = ToolErrorRecovery(**options)
+    order = [FAILING, FINE, FAILING, FINE, FINE, FAILING]
+    for city in order:  # each in its own asyncio.run
+        assert asyncio.run(_run(shared, city)) == alone[city]
+
+    async def in_one_task() -> list[Seen]:
+        return [await _run(shared, city) for city in order]
+
+    assert asyncio.run(in_one_task()) == [alone[city] for city in order]
+
+
+@pytest.mark.parametrize("options", OPTIONS)
+def test_concurrent_asyncio_tasks(options: dict[str, Any]) -> None:
+    alone = _alone(options)
+    shared = ToolErrorRecovery(**options)
+    order = [FAILING, FINE] * 4
+
+    async def all_at_once() -> list[Seen]:
+        return list(await asyncio.gather(*(_run(shared, city) for city in order)))
+
+    assert asyncio.run(all_at_once()) == [alone[city] for city in order]
+
+
+@pytest.mark.parametrize("options", OPTIONS)
+def test_threads(options: dict[str, Any]) -> None:
+    alone = _alone(options)
+    shared = ToolErrorRecovery(**options)
+    barrier = threading.Barrier(6)
+    results: dict[int, tuple[str, Seen]] = {}
+    errors: list[BaseException] = []
+
+    def go(n: int) -> None:
+        city = FAILING if n % 2 else FINE
+        try:
+            barrier.wait()
+            results[n] = (city, asyncio.run(_run(shared, city)))
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=go, args=(n,)) for n in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors and len(results) == 6
+    for city, seen in results.values():
+        assert seen == alone[city]

@@ -1,0 +1,61 @@
+"""Reuse of converted messages across the model calls of a conversation."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
+
+from ._types import Message
+
+_M = TypeVar("_M", bound=Message)
+
+
+class ConversionCache:
+    """Neutral messages by the content they were converted from, for an adapter that gets
+    each model call's input anew (plain dicts, a gateway request) and converts it.
+
+    A conversation that only grew then converts to the same message objects for the same
+    items: conversion is a key lookup per item, and :meth:`ToolErrorLayer.replay`
+    continues from the previous call's checkpoint instead of starting over. Key the
+    content with everything the message depends on (its position in the conversation, the
+    names it borrows from other items). Bounded: emptied when full. Thread-safe for
+    concurrent lookups (a race converts an item twice, with equal results).
+    """
+
+    def __init__(self, size: int = 8192) -> None:
+        self._size = size
+        self._items: dict[Any, Message] = {}
+
+    def get(self, key: tuple[Any, ...], make: Callable[..., _M], *args: Any) -> _M:
+        """The message converted for ``key`` (mappings and lists in it count by their
+        content), else ``make(*args)``, kept for the next call. Content that cannot be
+        hashed (an arbitrary object) is never kept; nothing is with ``size=0``."""
+        if not self._size:
+            return make(*args)
+        try:
+            parts = _freeze(key)
+            found = self._items.get(parts)
+        except (TypeError, RecursionError):
+            return make(*args)
+        if found is not None:
+            return found  # type: ignore[return-value]  # kept by make, of its type
+        if len(self._items) >= self._size:
+            self._items.clear()
+        message = self._items[parts] = make(*args)
+        return message
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+def _freeze(value: Any) -> Any:
+    """A hashable value equal for equal JSON-like content (type-tagged containers)."""
+    kind = type(value)
+    if kind is str:
+        return value
+    if kind is dict or isinstance(value, Mapping):
+        return (dict, tuple([(key, _freeze(item)) for key, item in value.items()]))
+    if kind is list or kind is tuple:
+        return (list, tuple([_freeze(item) for item in value]))
+    hash(value)
+    return (kind, value)  # 1, 1.0 and True stay apart
