@@ -449,7 +449,10 @@ async def test_sessions_never_share_failures() -> None:
     identical first call, nor change what B's calls return, whichever runs first."""
     server = servers.make_server()
     async with servers.connect(server) as inner_a, servers.connect(server) as inner_b:
-        a, b = RecoveringSession(inner_a), RecoveringSession(inner_b)
+        a, b = (
+            RecoveringSession(inner_a, loop_action="block"),
+            RecoveringSession(inner_b, loop_action="block"),
+        )
         bad = {"value": 1, "unit": "kelvins"}
         first_a = await a.call_tool("convert", bad)
         repeat_a = await a.call_tool("convert", bad)
