@@ -3,14 +3,40 @@
 nox -s demo        the main job: `toolerr demo` on the embedded local model
 nox -s tests       every test suite, lint and type checks (what CI runs)
 nox -s core        one package's tests (also: lint, typecheck, bench)
+nox -s wheels      the distributions as a user gets them (see below)
+
+The `wheels` session finds the distributions by itself: `shared_core/` and every
+`packages/<name>/` with a pyproject.toml. It builds each one's wheel and sdist
+(`python -m build`), runs `twine check --strict` on all of them, rebuilds every wheel from
+its sdist and compares the two (same file list, same bytes), runs `release_tests/`, then,
+for each package, creates a fresh virtualenv, installs the package FROM THE BUILT WHEELS
+(`pip install --find-links DIST toolerr-<name>`; its framework comes from the package
+index) and runs that package's smoke script there, outside the repository:
+
+    <package>/tests/smoke_wheel.py     required: a few lines that deliver one failure
+                                       through the real framework and leave a success
+                                       unchanged; exit status 0 when they do.
+
+Optional first lines of the smoke script, read by the session:
+
+    # wheels: install-first torch==2.13.0     installed before the wheel (space-separated)
+    # wheels: extras langchain                the package's extras to install with it
+
+A new package adds its smoke script; a package without one fails the session. Last, the
+root README's from-a-clone install lines (`pip install ./shared_core ./packages/<name>`)
+are run as written, each in a fresh virtualenv, for the packages in CLONE_LINES_CHECKED.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import shutil
+import zipfile
 from pathlib import Path
 
 import nox
+import tomllib
 
 ROOT = Path(__file__).parent
 nox.options.sessions = ["tests"]
@@ -39,6 +65,7 @@ PACKAGE_SESSIONS = [
     "mcp(sdk='1.x')",
     "integration",
     "hf",
+    "wheels",
 ]
 MYPY = "mypy>=1.13,<3"
 
@@ -164,3 +191,128 @@ def bench(session: nox.Session) -> None:
     os.makedirs(ROOT / "benchmarks" / "out", exist_ok=True)
     for script in ("bench_core.py", "bench_ban.py"):
         session.run("python", f"benchmarks/{script}", *session.posargs)
+
+
+# --- the distributions as a user installs them ----------------------------------------
+
+RELEASE_TOOLS = ["build>=1.2,<2", "twine>=5,<8", "hatchling>=1.24,<2", *TEST_TOOLS]
+# README lines run literally from a clone (the core's, and one adapter's: each is a few
+# seconds once the frameworks are in pip's cache).
+CLONE_LINES_CHECKED = ("shared_core", "packages/langchain")
+SMOKE = "tests/smoke_wheel.py"
+
+
+def _distributions() -> list[Path]:
+    """shared_core first (every adapter depends on it), then packages/* in name order."""
+    return [ROOT / "shared_core", *sorted(p.parent for p in (ROOT / "packages").glob("*/pyproject.toml"))]
+
+
+def _project(directory: Path) -> dict[str, str]:
+    data = tomllib.loads((directory / "pyproject.toml").read_text(encoding="utf-8"))
+    (src,) = data["tool"]["hatch"]["build"]["targets"]["wheel"]["packages"]
+    return {"name": data["project"]["name"], "module": Path(src).name}
+
+
+def _wheel_contents(path: Path) -> dict[str, bytes]:
+    with zipfile.ZipFile(path) as archive:
+        return {info.filename: archive.read(info) for info in archive.infolist()}
+
+
+def _smoke_options(script: Path) -> dict[str, list[str]]:
+    options: dict[str, list[str]] = {"install-first": [], "extras": []}
+    for line in script.read_text(encoding="utf-8").splitlines():
+        match = re.match(r"#\s*wheels:\s*(install-first|extras)\s+(.+)", line)
+        if match:
+            options[match[1]] += match[2].replace(",", " ").split()
+    return options
+
+
+def _fresh_venv(session: nox.Session, where: Path) -> Path:
+    shutil.rmtree(where, ignore_errors=True)
+    session.run("python", "-m", "venv", str(where), silent=True)
+    return where / "bin" / "python"
+
+
+def _readme_clone_line(directory: Path) -> str:
+    """The root README's from-a-clone install line for one package (run as written)."""
+    relative = directory.relative_to(ROOT).as_posix()
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    pattern = r"^(pip install [^\n]*\./" + re.escape(relative) + r"(?:\[[a-z,]+\])?)[ \t]*(?:#.*)?$"
+    lines = [m[1].strip() for m in re.finditer(pattern, readme, flags=re.M)]
+    if not lines:
+        raise RuntimeError(f"README.md has no from-a-clone install line for ./{relative}")
+    return lines[0]
+
+
+@nox.session(python=PYTHON)
+def wheels(session: nox.Session) -> None:
+    """Every wheel and sdist built, twine-checked and rebuilt from its sdist; each package
+    installed from the wheels into a fresh virtualenv and smoke-tested there."""
+    session.install(*RELEASE_TOOLS)
+    work = Path(session.create_tmp()).resolve()
+    dist, tree = work / "dist", work / "tree"
+    for folder in (dist, tree):
+        shutil.rmtree(folder, ignore_errors=True)
+    packages = _distributions()
+    env = {"SOURCE_DATE_EPOCH": "1767225600"}  # 2026-01-01: the same bytes on every build
+    for directory in packages:
+        # a wheel from the source tree, and (build's default) an sdist with a wheel built from it
+        build = ["python", "-m", "build", "--no-isolation"]
+        session.run(*build, "--wheel", "--outdir", str(tree), str(directory), env=env, silent=True)
+        session.run(*build, "--outdir", str(dist), str(directory), env=env, silent=True)
+    session.run("twine", "check", "--strict", *sorted(str(p) for p in dist.iterdir()))
+    for from_tree in sorted(tree.glob("*.whl")):
+        from_sdist = dist / from_tree.name
+        if not from_sdist.exists():
+            session.error(f"{from_tree.name}: the sdist built a wheel of another name")
+        a, b = _wheel_contents(from_tree), _wheel_contents(from_sdist)
+        if sorted(a) != sorted(b):
+            session.error(f"{from_tree.name}: files differ: {sorted(set(a) ^ set(b))}")
+        changed = [name for name in a if a[name] != b[name]]
+        if changed:
+            session.error(f"{from_tree.name}: contents differ from the sdist's rebuild: {changed}")
+    session.log(f"{len(packages)} distributions: wheels and sdists built, checked, rebuilt identical")
+    _pytest(session, "release_tests")
+
+    for directory in packages:
+        script = directory / SMOKE
+        if not script.is_file():
+            session.error(
+                f"{directory.relative_to(ROOT)} has no {SMOKE}: every package brings its smoke script"
+            )
+        project, options = _project(directory), _smoke_options(script)
+        python = _fresh_venv(session, work / f"venv-{project['name']}")
+        pip = [str(python), "-m", "pip", "install", "-q", "--find-links", str(dist)]
+        if options["install-first"]:
+            session.run(*pip, *options["install-first"], external=True)
+        extras = f"[{','.join(options['extras'])}]" if options["extras"] else ""
+        session.run(*pip, f"{project['name']}{extras}", external=True)
+        # outside the repository: only what the wheels installed can be imported
+        session.chdir(work)
+        check = (
+            "import importlib.metadata as m, sys, {module} as p;"
+            "assert p.__version__ == m.version('{name}'), (p.__version__, m.version('{name}'));"
+            "assert p.__file__.startswith(sys.prefix), p.__file__"
+        ).format(**project)
+        session.run(str(python), "-c", check, external=True)
+        session.run(str(python), str(script), external=True, env={"HF_HUB_OFFLINE": "1"})
+        session.chdir(ROOT)
+
+    for relative in CLONE_LINES_CHECKED:
+        line = _readme_clone_line(ROOT / relative)
+        python = _fresh_venv(session, work / "venv-clone")
+        bin_dir = str(python.parent)
+        session.log(f"README line, as written: {line}")
+        session.run(
+            "bash",
+            "-c",
+            line,
+            external=True,
+            env={
+                "PATH": bin_dir + os.pathsep + os.environ.get("PATH", ""),
+                "VIRTUAL_ENV": str(python.parent.parent),
+            },
+        )
+        session.chdir(work)
+        session.run(str(python), str(ROOT / relative / SMOKE), external=True)
+        session.chdir(ROOT)

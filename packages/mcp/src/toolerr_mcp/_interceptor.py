@@ -5,9 +5,15 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from toolerr import DetectionRecord, Policy
+
+if TYPE_CHECKING:  # the optional extra `toolerr-mcp[langchain]` (absent: these are Any)
+    from langchain_mcp_adapters.interceptors import (  # type: ignore[import-not-found,unused-ignore]
+        MCPToolCallRequest,
+        MCPToolCallResult,
+    )
 
 from ._recovery import TRANSPORT_ERRORS, CallRecovery
 
@@ -110,7 +116,11 @@ class ToolErrorInterceptor:
         with self._lock:
             self._recoveries.clear()
 
-    async def __call__(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
+    async def __call__(
+        self,
+        request: MCPToolCallRequest,
+        handler: Callable[[MCPToolCallRequest], Awaitable[MCPToolCallResult]],
+    ) -> MCPToolCallResult:
         runtime = getattr(request, "runtime", None)
         recovery = self._recovery(runtime)
         name = str(request.name)
@@ -118,12 +128,12 @@ class ToolErrorInterceptor:
         if name not in self._names and prefixed in self._names:
             name = prefixed  # the name the model knows the tool by (tool_name_prefix=True)
 
-        async def invoke() -> Any:
+        async def invoke() -> MCPToolCallResult:
             return await handler(request)
 
         # The recovery numbers calls itself: model call ids are not unique across turns
         # (scripted and some local models reuse them), and verdicts are kept by id.
-        return await recovery.call(name, request.args, invoke)
+        return cast("MCPToolCallResult", await recovery.call(name, request.args, invoke))
 
 
 class _Described:

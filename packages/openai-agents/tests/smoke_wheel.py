@@ -1,0 +1,36 @@
+"""toolerr-openai-agents as installed from the wheels (run by ``nox -s wheels`` in a fresh
+virtualenv): the real Runner with the SDK's scripted model, one failure delivered, a
+success unchanged."""
+
+import asyncio
+
+from agents import Agent, Runner, function_tool, set_tracing_disabled
+from agents.testing import ScriptedModel, assistant_message, function_call
+from toolerr_openai_agents import ToolErrorRecovery
+
+set_tracing_disabled(True)
+
+
+@function_tool
+def get_weather(city: str) -> str:
+    """Current weather for a city."""
+    if city == "Atlantis":
+        raise ValueError("Invalid city 'Atlantis'; expected a city that exists, e.g. 'Paris'")
+    return f"{city}: 18 C, cloudy"
+
+
+def run(city: str) -> list[str]:
+    model = ScriptedModel(
+        [[function_call("get_weather", {"city": city}, call_id="c1")], [assistant_message("ok")]]
+    )
+    agent = Agent(name="a", model=model, tools=[get_weather])
+    asyncio.run(Runner.run(agent, "Weather?", run_config=ToolErrorRecovery().run_config()))
+    return [str(item) for item in model.calls[-1].input]  # what the model saw last
+
+
+failed = " ".join(run("Atlantis"))
+assert "Invalid city 'Atlantis'" in failed and "Note from the tool runtime" in failed, failed
+assert "An error occurred while running the tool" not in failed
+success = " ".join(run("Paris"))
+assert "Paris: 18 C, cloudy" in success and "Note from the tool runtime" not in success, success
+print("toolerr-openai-agents smoke: ok")
