@@ -12,25 +12,23 @@ set_tracing_disabled(True)
 
 
 @function_tool
-def get_weather(city: str) -> str:
+def get_weather(city: str, unit: str = "celsius") -> str:
     """Current weather for a city."""
-    if city == "Atlantis":
-        raise ValueError("Invalid city 'Atlantis'; expected a city that exists, e.g. 'Paris'")
-    return f"{city}: 18 C, cloudy"
+    if unit not in ("celsius", "fahrenheit"):
+        raise ValueError(f"Invalid unit {unit!r}; expected one of: celsius, fahrenheit")
+    return f"{city}: 18 {unit}, cloudy"
 
 
-def run(city: str) -> list[str]:
-    model = ScriptedModel(
-        [[function_call("get_weather", {"city": city}, call_id="c1")], [assistant_message("ok")]]
-    )
+def run(**args: str) -> str:
+    model = ScriptedModel([[function_call("get_weather", args, call_id="c1")], [assistant_message("ok")]])
     agent = Agent(name="a", model=model, tools=[get_weather])
     asyncio.run(Runner.run(agent, "Weather?", run_config=ToolErrorRecovery().run_config()))
-    return [str(item) for item in model.calls[-1].input]  # what the model saw last
+    return " ".join(str(item) for item in model.calls[-1].input)  # what the model saw last
 
 
-failed = " ".join(run("Atlantis"))
-assert "Invalid city 'Atlantis'" in failed and "Note from the tool runtime" in failed, failed
+failed = run(city="Paris", unit="kelvin")
+assert "Invalid unit 'kelvin'" in failed and "Note from the tool runtime" in failed, failed
 assert "An error occurred while running the tool" not in failed
-success = " ".join(run("Paris"))
-assert "Paris: 18 C, cloudy" in success and "Note from the tool runtime" not in success, success
+success = run(city="Paris")
+assert "Paris: 18 celsius, cloudy" in success and "Note from the tool runtime" not in success, success
 print("toolerr-openai-agents smoke: ok")
