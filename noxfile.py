@@ -3,14 +3,41 @@
 nox -s demo        the main job: `toolerr demo` on the embedded local model
 nox -s tests       every test suite, lint and type checks (what CI runs)
 nox -s core        one package's tests (also: lint, typecheck, bench)
+nox -s wheels      the distributions as a user gets them (see below)
+
+The `wheels` session finds the distributions by itself: `shared_core/` and every
+`packages/<name>/` with a pyproject.toml. It builds each one's wheel and sdist
+(`python -m build`), runs `twine check --strict` on all of them, rebuilds every wheel from
+its sdist and compares the two (same file list, same bytes), runs `release_tests/`, then,
+for each package, creates a fresh virtualenv, installs the package FROM THE BUILT WHEELS
+(`pip install --find-links DIST toolerr-<name>`; its framework comes from the package
+index) and runs that package's smoke script there, outside the repository:
+
+    <package>/tests/smoke_wheel.py     required: a few lines that deliver one failure
+                                       through the real framework and leave a success
+                                       unchanged; exit status 0 when they do.
+
+Optional first lines of the smoke script, read by the session:
+
+    # wheels: install-first torch==2.13.0     installed before the wheel (space-separated)
+    # wheels: extras langchain                the package's extras to install with it
+
+A new package adds its smoke script; a package without one fails the session. Last, the
+root README's from-a-clone install lines (`pip install ./shared_core ./packages/<name>`)
+are run as written, each in a fresh virtualenv, for the packages in CLONE_LINES_CHECKED.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import shutil
+import time
+import zipfile
 from pathlib import Path
 
 import nox
+import tomllib
 
 ROOT = Path(__file__).parent
 nox.options.sessions = ["tests"]
@@ -44,6 +71,7 @@ PACKAGE_SESSIONS = [
     "pydantic_ai",
     "litellm",
     "real_errors",
+    "wheels",
 ]
 MYPY = "mypy>=1.13,<3"
 
@@ -288,3 +316,131 @@ def bench(session: nox.Session) -> None:
     os.makedirs(ROOT / "benchmarks" / "out", exist_ok=True)
     for script in ("bench_core.py", "bench_ban.py"):
         session.run("python", f"benchmarks/{script}", *session.posargs)
+
+
+# --- the distributions as a user installs them ----------------------------------------
+
+RELEASE_TOOLS = ["build>=1.2,<2", "twine>=5,<8", "hatchling>=1.24,<2", *TEST_TOOLS]
+# README lines run literally from a clone (the core's, and one adapter's: each is a few
+# seconds once the frameworks are in pip's cache).
+CLONE_LINES_CHECKED = ("shared_core", "packages/langchain")
+SMOKE = "tests/smoke_wheel.py"
+
+
+def _distributions() -> list[Path]:
+    """shared_core first (every adapter depends on it), then packages/* in name order."""
+    return [ROOT / "shared_core", *sorted(p.parent for p in (ROOT / "packages").glob("*/pyproject.toml"))]
+
+
+def _project(directory: Path) -> dict[str, str]:
+    data = tomllib.loads((directory / "pyproject.toml").read_text(encoding="utf-8"))
+    (src,) = data["tool"]["hatch"]["build"]["targets"]["wheel"]["packages"]
+    return {"name": data["project"]["name"], "module": Path(src).name}
+
+
+def _wheel_contents(path: Path) -> dict[str, bytes]:
+    with zipfile.ZipFile(path) as archive:
+        return {info.filename: archive.read(info) for info in archive.infolist()}
+
+
+def _smoke_options(script: Path) -> dict[str, list[str]]:
+    options: dict[str, list[str]] = {"install-first": [], "extras": []}
+    for line in script.read_text(encoding="utf-8").splitlines():
+        match = re.match(r"#\s*wheels:\s*(install-first|extras)\s+(.+)", line)
+        if match:
+            options[match[1]] += match[2].replace(",", " ").split()
+    return options
+
+
+def _fresh_venv(session: nox.Session, where: Path, *, with_pip: bool = True) -> Path:
+    """A new virtualenv; without pip (installed into with the session's ``pip --python``),
+    it takes half a second instead of ensurepip's ten or more."""
+    shutil.rmtree(where, ignore_errors=True)
+    session.run("python", "-m", "venv", *([] if with_pip else ["--without-pip"]), str(where), silent=True)
+    return where / "bin" / "python"
+
+
+def _readme_clone_line(directory: Path) -> str:
+    """The root README's from-a-clone install line for one package (run as written)."""
+    relative = directory.relative_to(ROOT).as_posix()
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    pattern = r"^(pip install [^\n]*\./" + re.escape(relative) + r"(?:\[[a-z,]+\])?)[ \t]*(?:#.*)?$"
+    lines = [m[1].strip() for m in re.finditer(pattern, readme, flags=re.M)]
+    if not lines:
+        raise RuntimeError(f"README.md has no from-a-clone install line for ./{relative}")
+    return lines[0]
+
+
+@nox.session(python=PYTHON)
+def wheels(session: nox.Session) -> None:
+    """Every wheel and sdist built, twine-checked and rebuilt from its sdist; each package
+    installed from the wheels into a fresh virtualenv and smoke-tested there."""
+    started = time.monotonic()
+    session.install(*RELEASE_TOOLS)
+    work = Path(session.create_tmp()).resolve()
+    dist, tree = work / "dist", work / "tree"
+    for folder in (dist, tree):
+        shutil.rmtree(folder, ignore_errors=True)
+    packages = _distributions()
+    env = {"SOURCE_DATE_EPOCH": "1767225600"}  # 2026-01-01: the same bytes on every build
+    for directory in packages:
+        # a wheel from the source tree, and (build's default) an sdist with a wheel built from it
+        build = ["python", "-m", "build", "--no-isolation"]
+        session.run(*build, "--wheel", "--outdir", str(tree), str(directory), env=env, silent=True)
+        session.run(*build, "--outdir", str(dist), str(directory), env=env, silent=True)
+    session.run("twine", "check", "--strict", *sorted(str(p) for p in dist.iterdir()))
+    for from_tree in sorted(tree.glob("*.whl")):
+        from_sdist = dist / from_tree.name
+        if not from_sdist.exists():
+            session.error(f"{from_tree.name}: the sdist built a wheel of another name")
+        a, b = _wheel_contents(from_tree), _wheel_contents(from_sdist)
+        if sorted(a) != sorted(b):
+            session.error(f"{from_tree.name}: files differ: {sorted(set(a) ^ set(b))}")
+        changed = [name for name in a if a[name] != b[name]]
+        if changed:
+            session.error(f"{from_tree.name}: contents differ from the sdist's rebuild: {changed}")
+    session.log(f"{len(packages)} distributions: wheels and sdists built, checked, rebuilt identical")
+    _pytest(session, "release_tests")
+
+    session.log(f"built and checked in {time.monotonic() - started:.0f}s")
+    for directory in packages:
+        begun = time.monotonic()
+        script = directory / SMOKE
+        if not script.is_file():
+            session.error(
+                f"{directory.relative_to(ROOT)} has no {SMOKE}: every package brings its smoke script"
+            )
+        project, options = _project(directory), _smoke_options(script)
+        python = _fresh_venv(session, work / f"venv-{project['name']}", with_pip=False)
+        # --no-compile: byte-compiling torch and the frameworks is most of an install's time
+        pip = ["python", "-m", "pip", "--python", str(python), "install", "-q", "--no-compile"]
+        pip += ["--find-links", str(dist)]
+        if options["install-first"]:
+            session.run(*pip, *options["install-first"])
+        extras = f"[{','.join(options['extras'])}]" if options["extras"] else ""
+        session.run(*pip, f"{project['name']}{extras}")
+        # outside the repository: only what the wheels installed can be imported
+        session.chdir(work)
+        check = (
+            "import importlib.metadata as m, sys, {module} as p;"
+            "assert p.__version__ == m.version('{name}'), (p.__version__, m.version('{name}'));"
+            "assert p.__file__.startswith(sys.prefix), p.__file__"
+        ).format(**project)
+        session.run(str(python), "-c", check, external=True)
+        session.run(str(python), str(script), external=True, env={"HF_HUB_OFFLINE": "1"})
+        session.chdir(ROOT)
+        session.log(f"{project['name']}: from the wheels, smoke-tested, in {time.monotonic() - begun:.0f}s")
+
+    for relative in CLONE_LINES_CHECKED:
+        begun = time.monotonic()
+        line = _readme_clone_line(ROOT / relative)
+        python = _fresh_venv(session, work / "venv-clone")
+        session.log(f"README line, as written: {line}")
+        # as a user runs it: in the activated virtualenv, from the repository root
+        activate = f". {python.parent / 'activate'} && cd {ROOT} && "
+        session.run("bash", "-c", activate + line, external=True, env={"PIP_NO_COMPILE": "1"})
+        session.chdir(work)
+        session.run(str(python), str(ROOT / relative / SMOKE), external=True)
+        session.chdir(ROOT)
+        session.log(f"README line for {relative}: smoke-tested in {time.monotonic() - begun:.0f}s")
+    session.log(f"wheels: {time.monotonic() - started:.0f}s in all")

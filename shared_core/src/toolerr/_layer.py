@@ -100,7 +100,7 @@ class ToolLoopError(RuntimeError):
 
 @dataclass(frozen=True)
 class DetectionRecord:
-    """One detected failure (DELIVERY.md section 7). Emitted for every failure at the
+    """One detected failure (the contract's "Visibility and safety"). Emitted for every failure at the
     decision step, whether or not the conversation was changed."""
 
     position: int

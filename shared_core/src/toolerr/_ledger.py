@@ -1,4 +1,5 @@
-"""The per-run ledger of failed tool calls: repeats, reworded repeats, cycles (DELIVERY.md section 5).
+"""The per-run ledger of failed tool calls: repeats, reworded repeats, cycles (the
+contract's "Repeats and loops").
 
 A :class:`FailureLedger` is fed every executed call of one run with :meth:`FailureLedger.record`
 (after its result is known) and asked about a call that is about to run with

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, TypedDict, get_args
 
+from ._names import describe_forms
 from ._render import DEFAULT_MAX_ERROR_CHARS
 from ._types import FORMS, Form, LoopAction, ToolSafety, Verdict
 
@@ -59,7 +60,7 @@ class Policy:
     def __post_init__(self) -> None:
         form = str(self.form).lower()
         if form not in FORMS:
-            raise ValueError(f"unknown form {self.form!r}; expected one of {', '.join(FORMS)}")
+            raise ValueError(f"unknown form {self.form!r}; expected one of: {describe_forms()}")
         object.__setattr__(self, "form", form)
         if self.loop_action not in _LOOP_ACTIONS:
             raise ValueError(f"unknown loop_action {self.loop_action!r}; expected note, block or stop")

@@ -1,7 +1,7 @@
 """Guidance sentences, the runtime note, the abstract description and text hygiene.
 
 Every string the model will read from toolerr is built here. The guidance sentences and
-the note template are the byte-exact contract of DELIVERY.md section 4.
+the note template are byte-exact (the contract's "Delivery forms").
 """
 
 from __future__ import annotations
@@ -26,14 +26,14 @@ GUIDANCE: Mapping[str, str] = {
         "This cannot be fixed by retrying or by changing the arguments. Tell the user what happened."
     ),
 }
-"""Guidance per kind (ambiguous has none). Byte-exact: DELIVERY.md section 1."""
+"""Guidance per kind (ambiguous has none). Byte-exact: the contract's "Words"."""
 
 GUIDANCE_CHECK_FIRST = (
     "This may be a temporary failure, but the call may already have taken effect. "
     "Check whether it did before calling the tool again."
 )
 """For a transient failure with an unknown outcome on a tool not known to be read-only or
-idempotent: never invite a duplicate write (DELIVERY.md section 3, retry safety)."""
+idempotent: never invite a duplicate write (the contract's "Classification", retry safety)."""
 
 NOTE_PREFIX = "Note from the tool runtime: "
 NOTE_TEMPLATE = NOTE_PREFIX + "the last attempt called {name} with {arguments} and it failed with: {error}"
@@ -391,7 +391,7 @@ def render_note(
     raw: str | None = None,
     max_chars: int = DEFAULT_MAX_ERROR_CHARS,
 ) -> str:
-    """The runtime note of DELIVERY.md section 4, byte-exact."""
+    """The runtime note of the contract's "Delivery forms", byte-exact."""
     body = NOTE_TEMPLATE.format(
         name=clean_text(name, 200) or "a tool",
         arguments=clean_text(format_arguments(arguments, raw), max_chars)

@@ -346,7 +346,7 @@ TEMPLATES: tuple[Template, ...] = (
         True,
         True,
         "openai-agents default_tool_timeout_error_message (agents/tool.py); a tool's own "
-        "timeout stays ambiguous like a command's own timeout (DELIVERY.md section 3)",
+        "timeout stays ambiguous like a command's own timeout (the contract's \"Classification\")",
     ),
     Template(
         "openai-agents:invalid-json",

@@ -1,7 +1,7 @@
 """toolerr for locally decoded models (transformers).
 
 * :class:`FailedCallBan`: a ``LogitsProcessor`` that makes earlier failed tool calls
-  unreachable while the model writes a call (DELIVERY.md section 6).
+  unreachable while the model writes a call (the contract's "Decoder ban").
 * :func:`load_default_model`: the embedded SmolLM2-135M-Instruct (GGUF, no network);
   :func:`load_model` for any local model directory, GGUF file or hub id.
 * :class:`LocalToolModel`: tool calling in the ``<tool_call>`` text format for models

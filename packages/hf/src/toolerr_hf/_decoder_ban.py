@@ -1,4 +1,4 @@
-"""FailedCallBan: the decoder-level remedy (DELIVERY.md section 6) as a transformers LogitsProcessor.
+"""FailedCallBan: the decoder-level remedy (the contract's "Decoder ban") as a transformers LogitsProcessor.
 
 While the model writes a tool call (after the start marker, before the end marker), the
 exact strings of earlier failed calls are made unreachable: the token that would complete

@@ -21,3 +21,5 @@ __all__ = [
     "to_toolerr",
     "verdict_of",
 ]
+
+__version__ = "0.1.0"

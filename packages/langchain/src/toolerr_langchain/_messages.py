@@ -374,7 +374,7 @@ def from_toolerr(messages: Sequence[Message], converted: Sequence[Message]) -> l
 def _decision_step_failed(layer: ToolErrorLayer, messages: Sequence[Any], run: object | None) -> bool:
     """Whether a tool result after the last assistant message is a failure.
 
-    Only such a conversation can change (DELIVERY.md section 4: requests with no failure
+    Only such a conversation can change (the contract's "Delivery forms": requests with no failure
     at the decision step pass through unchanged), so the whole conversation is converted
     and replayed only then: the cost of a step without a failure does not grow with the
     length of the run.

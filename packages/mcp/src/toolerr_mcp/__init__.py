@@ -22,3 +22,5 @@ __all__ = [
     "UpstreamLost",
     "UpstreamUnavailable",
 ]
+
+__version__ = "0.1.0"

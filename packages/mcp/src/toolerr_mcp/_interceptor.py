@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from toolerr import DetectionRecord, Policy
+
+if TYPE_CHECKING:  # the optional extra `toolerr-mcp[langchain]` (absent: these are Any)
+    from langchain_mcp_adapters.interceptors import (  # type: ignore[import-not-found,unused-ignore]
+        MCPToolCallRequest,
+        MCPToolCallResult,
+    )
 
 from ._recovery import TRANSPORT_ERRORS, CallRecovery
 
@@ -83,19 +89,26 @@ class ToolErrorInterceptor:
         recovery.learn_tools(tools)
         self._recovery = recovery
 
-    async def __call__(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
+    async def __call__(
+        self,
+        request: MCPToolCallRequest,
+        handler: Callable[[MCPToolCallRequest], Awaitable[MCPToolCallResult]],
+    ) -> MCPToolCallResult:
         recovery = self._recovery
         name = str(request.name)
         prefixed = f"{getattr(request, 'server_name', '')}_{name}"
         if name not in self._names and prefixed in self._names:
             name = prefixed  # the name the model knows the tool by (tool_name_prefix=True)
 
-        async def invoke() -> Any:
+        async def invoke() -> MCPToolCallResult:
             return await handler(request)
 
         # The recovery numbers calls itself: model call ids are not unique across turns
         # (scripted and some local models reuse them), and verdicts are kept by id.
-        return await recovery.call(name, request.args, invoke, run=run_key(getattr(request, "runtime", None)))
+        result = await recovery.call(
+            name, request.args, invoke, run=run_key(getattr(request, "runtime", None))
+        )
+        return cast("MCPToolCallResult", result)
 
 
 class _Described:

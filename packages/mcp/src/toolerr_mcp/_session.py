@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from datetime import timedelta
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 from toolerr import DetectionRecord, Policy
 
@@ -13,10 +14,14 @@ from . import _compat
 from ._recovery import TRANSPORT_ERRORS, CallRecovery
 
 if TYPE_CHECKING:
+    from mcp.types import CallToolResult
     from toolerr import PolicyOptions
     from typing_extensions import Unpack
 
 logger = logging.getLogger("toolerr")
+
+ProgressCallback: TypeAlias = Callable[[float, float | None, str | None], Awaitable[None]]
+"""The SDK's ``ProgressFnT`` (``mcp.shared.session`` in 1.x, ``mcp.shared.dispatcher`` in 2.x)."""
 
 _MAX_PAGES = 100
 
@@ -106,10 +111,10 @@ class RecoveringSession:
         self,
         name: str,
         arguments: dict[str, Any] | None = None,
-        read_timeout_seconds: Any = None,
-        progress_callback: Any = None,
+        read_timeout_seconds: float | timedelta | None = None,
+        progress_callback: ProgressCallback | None = None,
         **kwargs: Any,
-    ) -> Any:
+    ) -> CallToolResult:
         """The session's ``call_tool`` through the layer (see the class docstring).
 
         ``read_timeout_seconds`` is passed on as given (``float`` in mcp 2.x; a number is
@@ -123,9 +128,10 @@ class RecoveringSession:
             )
 
         learn = self._fetch_annotations and not self.recovery.knows_tools
-        return await self.recovery.call(
+        result = await self.recovery.call(
             name, arguments, invoke, before_failure=self._learn_annotations if learn else None
         )
+        return cast("CallToolResult", result)
 
     async def _learn_annotations(self) -> None:
         """Before classifying a failure: list the tools once if no listing was seen, so a

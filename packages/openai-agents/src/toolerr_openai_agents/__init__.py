@@ -7,3 +7,5 @@ result = await Runner.run(agent, "...", run_config=ToolErrorRecovery().run_confi
 from ._recovery import ToolErrorRecovery
 
 __all__ = ["ToolErrorRecovery"]
+
+__version__ = "0.1.0"

@@ -11,6 +11,7 @@ the same numbers. ``main(argv)`` is the command line (``toolerr eval ...``).
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import logging
 import os
 import sys
@@ -35,6 +36,9 @@ from ._runs import GREEDY_CONTEXTS, run_decision, run_episodes, run_probe, runti
 from ._scenarios import FAILURE_KINDS, ITEM_KINDS, Item, Scenario, build_suite, error_text
 
 logger = logging.getLogger("toolerr")
+
+EVAL_INSTALL = "pip install 'toolerr-hf[eval]'"
+"""The plotting extra that ``--out`` needs."""
 
 __all__ = [
     "CALIBRATION_FORMS",
@@ -406,6 +410,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if arguments[:1] == ["--"]:  # ``toolerr eval -- --scenarios 3``: the separator is not an option
         arguments = arguments[1:]
     args = parser.parse_args(arguments)
+    if args.out and importlib.util.find_spec("matplotlib") is None:  # fail before the run, not after it
+        sys.stderr.write(f"toolerr eval: --out writes a plot, which needs the plot extra: {EVAL_INSTALL}\n")
+        return 2
     if args.rescore:
         return _rescore_command(args)
     import torch

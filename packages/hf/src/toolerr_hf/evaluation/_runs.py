@@ -29,7 +29,7 @@ Progress = Callable[[int], None]
 
 
 def safety_of(scenarios: Sequence[Scenario]) -> dict[str, ToolSafety]:
-    """Every tool of the suite is read-only (declared, as DELIVERY.md asks for retry safety)."""
+    """Every tool of the suite is read-only (declared, as the contract asks for retry safety)."""
     return {s.tool.name: "read_only" for s in scenarios}
 
 
