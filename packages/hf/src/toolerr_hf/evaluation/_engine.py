@@ -31,6 +31,8 @@ from toolerr_hf._decoder_ban import FailedCallBan
 from toolerr_hf._format import HermesFormat, ParsedOutput
 from toolerr_hf._vocab import TokenTexts
 
+from ._journal import Journal
+
 logger = logging.getLogger("toolerr")
 
 __all__ = ["Counters", "Engine", "Reply", "Request"]
@@ -45,6 +47,8 @@ class Request:
     prefill: str = ""
     """The part of ``prompt`` that opens the reply (a forced call's start marker): the reply
     text is parsed with it."""
+    label: tuple[str, ...] = field(default=(), compare=False)
+    """Stage, scenario, kind, harness (and turn): a name for the journal's reader only."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,8 @@ class Counters:
     prompt_positions: int = 0
     prompt_positions_naive: int = 0
     generated_tokens: int = 0
+    resumed: int = 0
+    """Replies and scorings taken from the journal of an interrupted run (``--resume``)."""
     score_positions: int = 0
     score_positions_naive: int = 0
     extra: dict[str, float] = field(default_factory=dict)
@@ -81,6 +87,7 @@ class Counters:
             "memo_hits": self.memo_hits,
             "ban_reused": self.ban_reused,
             "generated_tokens": self.generated_tokens,
+            "resumed": self.resumed,
             "prompt_positions": self.prompt_positions,
             "prompt_positions_naive": self.prompt_positions_naive,
             "prompt_positions_saved": share(self.prompt_positions, self.prompt_positions_naive),
@@ -123,8 +130,12 @@ class Engine:
         batch_size: int = 16,
         prose_tokens: int | None = 24,
         format: HermesFormat | None = None,
+        journal: Journal | None = None,
     ) -> None:
         self.model = model
+        self.journal = journal
+        """Where replies and scorings are written as they are computed, and read back from
+        on ``--resume`` (``None``: nothing is written)."""
         self.tokenizer = tokenizer
         self.format = format or HermesFormat()
         self.backend = LocalToolModel(model, tokenizer, format=self.format, layer=None, ban=False)
@@ -198,7 +209,9 @@ class Engine:
         for request in requests:
             key: tuple[str, tuple[str, ...]] = (request.prompt, ())
             if key not in self._memo:
-                plain.setdefault(key, Request(request.prompt, (), request.tools, request.prefill))
+                plain.setdefault(
+                    key, Request(request.prompt, (), request.tools, request.prefill, request.label)
+                )
         self._run(list(plain.values()), progress)
         banned: dict[tuple[str, tuple[str, ...]], Request] = {}
         for request in requests:
@@ -237,13 +250,56 @@ class Engine:
             for group in groups.values()
             for begin in range(0, len(group), self.batch_size)
         ]
+        journal = self.journal
         for indices in chunks:
             chunk = [requests[i] for i in indices]
-            replies = self._batch(chunk)
+            replies = None if journal is None else self._from_journal(journal, chunk)
+            if replies is None:
+                replies = self._batch(chunk)
+                if journal is not None:
+                    journal.add_replies(
+                        [
+                            (
+                                journal.reply_key(r.prompt, r.banned, r.tools, r.prefill),
+                                r.label,
+                                {
+                                    "text": reply.text,
+                                    "completion_tokens": reply.completion_tokens,
+                                    "cut": reply.cut,
+                                    "interventions": reply.interventions,
+                                },
+                            )
+                            for r, reply in zip(chunk, replies, strict=True)
+                        ]
+                    )
             for request, reply in zip(chunk, replies, strict=True):
                 self._memo[(request.prompt, request.banned)] = reply
             if progress is not None:
                 progress(len(chunk))
+
+    def _from_journal(self, journal: Journal, chunk: Sequence[Request]) -> list[Reply] | None:
+        """The replies of a batch from the journal, if it holds them all (batches are written
+        whole: a batch is decoded again unless every row is there)."""
+        keys = [journal.reply_key(r.prompt, r.banned, r.tools, r.prefill) for r in chunk]
+        found = [journal.replies.get(key) for key in keys]
+        if any(entry is None for entry in found):
+            return None
+        replies = []
+        for request, entry in zip(chunk, found, strict=True):
+            assert entry is not None
+            text = str(entry["text"])
+            cut = bool(entry["cut"])
+            replies.append(
+                Reply(
+                    text=text,
+                    parsed=self.format.parse(text, request.tools or None, complete=not cut),
+                    completion_tokens=int(entry["completion_tokens"]),
+                    cut=cut,
+                    interventions=int(entry["interventions"]),
+                )
+            )
+        self.counters.resumed += len(replies)
+        return replies
 
     def _batch(self, requests: Sequence[Request]) -> list[Reply]:
         rows = [self.encode(r.prompt) for r in requests]
@@ -346,13 +402,29 @@ class Engine:
     # -- scoring ------------------------------------------------------------------------
 
     def score(
-        self, prompts: Sequence[str], candidates: Sequence[Sequence[str]]
+        self,
+        prompts: Sequence[str],
+        candidates: Sequence[Sequence[str]],
+        label: Sequence[str] = (),
     ) -> list[list[tuple[float, int]]]:
         """Teacher-forced ``(log-probability in nats, tokens)`` of each candidate continuation
         of each prompt. The prompts' common prefix is encoded once, each prompt's rest once,
         and the candidates of a prompt share its cache."""
         if not prompts:
             return []
+        journal = self.journal
+        key = "" if journal is None else journal.score_key(prompts, candidates)
+        if journal is not None and key in journal.scores:
+            self.counters.resumed += 1
+            return [[(float(s), int(n)) for s, n in row] for row in journal.scores[key]]
+        out = self._score(prompts, candidates)
+        if journal is not None:
+            journal.add_scores(key, label, out)
+        return out
+
+    def _score(
+        self, prompts: Sequence[str], candidates: Sequence[Sequence[str]]
+    ) -> list[list[tuple[float, int]]]:
         rows = [self.encode(p) for p in prompts]
         shared = min(_common_prefix(rows), min(len(r) for r in rows) - 1)
         out: list[list[tuple[float, int]]] = []
