@@ -10,8 +10,8 @@ prompt whole, which costs about twice as much on a CPU: this module adds the pre
 
 Identical requests are decoded once (memoised), and a request with banned strings reuses
 the unbanned reply of the same prompt when that reply contains none of their decisive
-parts (what the ban makes unreachable): under greedy decoding the ban cannot change a
-reply that never completes one.
+parts (what the ban makes unreachable, in any white space or key order): under greedy
+decoding the ban cannot change a reply that never completes one.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import torch
 from toolerr import Message
 
 from toolerr_hf._backend import LocalToolModel
-from toolerr_hf._decoder_ban import FailedCallBan
+from toolerr_hf._decoder_ban import FailedCallBan, key_order_variants
 from toolerr_hf._format import HermesFormat, ParsedOutput
 from toolerr_hf._vocab import TokenTexts
 
@@ -95,6 +95,10 @@ class Counters:
             "score_positions_naive": self.score_positions_naive,
             "score_positions_saved": share(self.score_positions, self.score_positions_naive),
         }
+
+
+def _no_space(text: str) -> str:
+    return "".join(text.split())
 
 
 def _first_turn(prompt: str) -> str:
@@ -221,7 +225,7 @@ class Engine:
             if key in self._memo:
                 continue
             base = self._memo[(request.prompt, ())]
-            if any(self.format.decisive_text(text) in base.text for text in request.banned):
+            if self._may_complete(base.text, request.banned):
                 banned.setdefault(key, request)
             else:
                 self._memo[key] = Reply(
@@ -237,6 +241,18 @@ class Engine:
         if progress is not None and reused:
             progress(reused)
         return out
+
+    def _may_complete(self, text: str, banned: Sequence[str]) -> bool:
+        """Whether a reply may hold one of the banned calls as the ban matches them (modulo
+        JSON white space and key order): checked with all white space removed from both
+        sides, a superset of the ban's matches, so a reply is reused only when the ban
+        cannot have changed it."""
+        flat = _no_space(text)
+        for call in banned:
+            variants = key_order_variants(call.strip(), self.format.decisive_text(call))
+            if any(_no_space(variant) in flat for variant in variants):
+                return True
+        return False
 
     def _run(self, requests: list[Request], progress: Callable[[int], None] | None) -> None:
         if not requests:
