@@ -8,7 +8,7 @@ from typing import overload
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from toolerr._ban import BanCursor, PreparedVocabulary, StringBan
+from toolerr._ban import BanCursor, PreparedVocabulary, StringBan, canonical_json_text
 
 CALL = '{"a": 1}'
 VOCAB = [
@@ -368,3 +368,158 @@ def test_full_decode_never_completes_a_banned_string(
             # No step ever reaches the end of a banned string.
             assert not (len(before) < len(b) and after.startswith(b)), (b, before, after)
     assert not any(cursor.partial.startswith(b) for b in banned)
+
+
+# -- modulo JSON white space -------------------------------------------------------------
+
+JVOCAB = [
+    "{",  # 0
+    '"',  # 1
+    "a",  # 2
+    ":",  # 3
+    " ",  # 4
+    "1",  # 5
+    "}",  # 6
+    " }",  # 7
+    "\n",  # 8
+    " 1",  # 9
+    '"a"',  # 10
+    '": ',  # 11
+    "\\",  # 12
+    " b",  # 13
+    "b",  # 14
+    "1 }",  # 15
+    "\t}",  # 16
+    '"}',  # 17
+    ' "}',  # 18
+    "2",  # 19
+]
+
+
+def json_reference(vocabulary: Sequence[str], banned: Iterable[str], partial: str) -> list[int]:
+    """Brute force of the canonical rule over the whole vocabulary."""
+    canon = [canonical_json_text(b)[0] for b in banned]
+    head = canonical_json_text(partial)[0]
+    return [
+        i
+        for i, s in enumerate(vocabulary)
+        if any(len(head) < len(b) and canonical_json_text(partial + s)[0].startswith(b) for b in canon)
+    ]
+
+
+def test_canonical_json_text() -> None:
+    assert canonical_json_text('{ "a" : 1 ,\n "b": "x y" }') == ('{"a":1,"b":"x y"}', 0)
+    assert canonical_json_text('"a\\" b" c') == ('"a\\" b"c', 0)
+    assert canonical_json_text('"a \\') == ('"a \\', 2)
+    assert canonical_json_text('" b', 2) == ('" b', 1)  # escaped quote: still in the string
+    assert canonical_json_text(" b", 1) == (" b", 1)
+    assert canonical_json_text("no space") == ("nospace", 0)
+
+
+@pytest.mark.parametrize(
+    "written",
+    ['{"a": 1', '{"a":1', '{ "a" : 1', '{\n  "a":\t1 ', '{"a": 1  \n'],
+)
+def test_white_space_variants_are_blocked(written: str) -> None:
+    ban = StringBan(JVOCAB, ['{"a": 1}'], ignore_json_whitespace=True)
+    assert ban.banned_strings == frozenset({'{"a":1}'})
+    expected = ids_of(JVOCAB, "}", " }", "\t}")
+    assert ban.blocked_tokens(written) == expected
+    cursor = ban.cursor()
+    for ch in written:
+        cursor.feed(ch)
+    assert cursor.blocked_tokens() == expected
+    assert cursor.partial == written  # the raw text is kept
+    # Tokens completing with the value: "1 }" after '{"a":'.
+    assert 15 in ban.blocked_tokens(written[: written.index(":") + 1])
+
+
+def ids_of(vocabulary: Sequence[str], *texts: str) -> list[int]:
+    return sorted(vocabulary.index(t) for t in texts)
+
+
+def test_white_space_inside_strings_is_significant() -> None:
+    ban = StringBan(JVOCAB, ['{"a": "b"}'], ignore_json_whitespace=True)
+    # '" b"' is a different string value: nothing is blocked.
+    assert ban.blocked_tokens('{"a": " b"') == []
+    assert ban.blocked_tokens('{"a": "b"') == ids_of(JVOCAB, "}", " }", "\t}")
+    # Inside the string, " b" is not "b".
+    assert ban.blocked_tokens('{"a": "') == []
+    banned_space = StringBan(JVOCAB, ['{"a": " b"}'], ignore_json_whitespace=True)
+    assert banned_space.banned_strings == frozenset({'{"a":" b"}'})
+    assert banned_space.blocked_tokens('{"a": "b"') == []
+    assert banned_space.blocked_tokens('{"a":" b"') == ids_of(JVOCAB, "}", " }", "\t}")
+    # A token that closes the string and the object, written from inside the string.
+    assert banned_space.blocked_tokens('{"a":" b') == ids_of(JVOCAB, '"}')
+
+
+def test_escaped_quotes_and_braces_in_strings() -> None:
+    banned = '{"a": "x\\" }"}'  # the value is: x" }
+    ban = StringBan(JVOCAB, [banned], ignore_json_whitespace=True)
+    assert ban.banned_strings == frozenset({'{"a":"x\\" }"}'})
+    # The brace inside the string is not the end: after it the string goes on.
+    assert ban.blocked_tokens('{"a": "x\\" ') == []
+    assert ban.blocked_tokens('{"a": "x\\"') == []
+    assert ban.blocked_tokens('{ "a":"x\\" }"') == ids_of(JVOCAB, "}", " }", "\t}")
+    # Without the space inside the string it is another value.
+    assert ban.blocked_tokens('{"a": "x\\"}"') == []
+    # A backslash token followed by the quote in the next token (escape state across feeds).
+    cursor = ban.cursor()
+    for piece in ["{", '"a"', ": ", '"', "x", "\\", '"', " ", "}", '"', " "]:
+        cursor.feed(piece)
+    assert cursor.blocked_tokens() == ids_of(JVOCAB, "}", " }", "\t}")
+
+
+def test_exact_mode_is_unchanged() -> None:
+    ban = StringBan(JVOCAB, ['{"a": 1}'])
+    assert ban.blocked_tokens('{"a":1') == []
+    assert ban.blocked_tokens('{"a": 1') == ids_of(JVOCAB, "}")
+    assert not ban.ignores_json_whitespace
+    with pytest.raises(ValueError, match="white space"):
+        StringBan(JVOCAB, [" \n"], ignore_json_whitespace=True)
+
+
+def test_white_space_tokens_do_not_move_the_cursor() -> None:
+    ban = StringBan(JVOCAB, ['{"a": 1}'], ignore_json_whitespace=True)
+    cursor = ban.cursor('{"a": 1')
+    for _ in range(5):
+        cursor.feed(" ")
+        cursor.feed("\n")
+        assert cursor.blocked_tokens() == ids_of(JVOCAB, "}", " }", "\t}")
+    cursor.feed("2")
+    assert cursor.blocked_tokens() == []
+
+
+JALPHABET = 'a{}" \\:1'
+jtoken = st.text(JALPHABET, max_size=4)
+jbanned = st.text(JALPHABET, min_size=1, max_size=8).filter(lambda b: bool(canonical_json_text(b)[0]))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(jtoken, max_size=25), st.lists(jbanned, max_size=5), st.data())
+def test_json_cursor_matches_brute_force(
+    vocabulary: list[str], banned: list[str], data: st.DataObject
+) -> None:
+    prepared = PreparedVocabulary(vocabulary)
+    split = data.draw(st.integers(0, len(banned)))
+    ban = StringBan(prepared, banned[:split], ignore_json_whitespace=True)
+    late = banned[split:]
+    if banned and data.draw(st.booleans()):
+        base = data.draw(st.sampled_from(banned))
+        partial = base[: data.draw(st.integers(0, len(base)))] + data.draw(st.text(JALPHABET, max_size=3))
+    else:
+        partial = data.draw(st.text(JALPHABET, max_size=10))
+    cursor = ban.cursor()
+    position = 0
+    while position < len(partial):
+        step = data.draw(st.integers(1, 3))
+        cursor.feed(partial[position : position + step])
+        position += step
+        if late and data.draw(st.booleans()):
+            ban.ban(late.pop())
+        expected = json_reference(vocabulary, ban.banned_strings, cursor.partial)
+        assert ban.blocked_tokens(cursor.partial) == expected
+        assert cursor.blocked_tokens() == expected
+    for text in late:
+        ban.ban(text)
+    assert cursor.blocked_tokens() == json_reference(vocabulary, banned, partial)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import itertools
+import json
 import logging
+import math
 from typing import Any
 
 import pytest
@@ -12,6 +14,7 @@ from conftest import Script, token_ids
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from toolerr import FailureLedger, Verdict
+from toolerr._ban import canonical_json_text
 from toolerr_hf import FailedCallBan, TokenTexts
 from transformers import LogitsProcessorList
 
@@ -20,6 +23,7 @@ OTHER = '{"name": "get_weather", "arguments": {"city": "Paris, FR"}}'
 DECISIVE = CALL[:-1]
 """What the ban makes unreachable: the call up to the end of its arguments (the same call
 with more keys after them runs with the failed arguments too)."""
+CANONICAL = canonical_json_text(DECISIVE)[0]
 PROMPT = "<|im_start|>user\nWeather in Paris?<|im_end|>\n<|im_start|>assistant\n"
 
 
@@ -75,11 +79,16 @@ def test_only_the_completing_token_is_blocked(tokenizer: Any) -> None:
     for k in range(len(call)):
         blocked = blocked_after(ban, prompt + call[:k], vocab)
         written = texts.text(call[:k])
-        # Exactly the tokens whose text would reach the end of the call's arguments are blocked.
+        # Exactly the tokens whose text would reach the end of the call's arguments are
+        # blocked, modulo JSON white space outside strings (" }" completes it as "}" does).
+        head = canonical_json_text(written)[0]
         expected = {
             i
             for i, s in enumerate(texts.strings)
-            if s and len(written) < len(DECISIVE) and (written + s).startswith(DECISIVE)
+            if s
+            and i not in texts.special
+            and len(head) < len(CANONICAL)
+            and canonical_json_text(written + s)[0].startswith(CANONICAL)
         }
         assert blocked == expected, (k, written)
     assert call[-1] in blocked_after(ban, prompt + call[:-1], vocab)
@@ -364,3 +373,140 @@ def test_bad_arguments(tokenizer: Any) -> None:
     with pytest.raises(IndexError, match="rows"):
         ban.ban(CALL, row=0)
     assert "banned=0" in repr(ban)
+
+
+# -- modulo JSON white space and key order ---------------------------------------------------
+
+TWO_KEYS = '{"name": "get_weather", "arguments": {"city": "Paris", "units": "C"}}'
+
+
+def runs_with(text: str, arguments: dict[str, Any]) -> bool:
+    """Whether the Hermes parser would run ``get_weather(**arguments)`` from generated text."""
+    from toolerr_hf import HermesFormat
+
+    parsed = HermesFormat().parse("<tool_call>\n" + text, ["get_weather"])
+    return any((c.name, c.arguments) == ("get_weather", arguments) for c in parsed.calls)
+
+
+@pytest.mark.parametrize(
+    "variant",
+    [
+        '{"name": "get_weather", "arguments": {"city": "Paris" }}',
+        '{"name":"get_weather","arguments":{"city":"Paris"}}',
+        '{ "name" : "get_weather" ,\n  "arguments" : {\n    "city" : "Paris"\n  }\n}',
+        '{"name": "get_weather", "arguments": {"city": "Paris"}\t}',
+        '{"arguments": {"city": "Paris"}, "name": "get_weather"}',
+        '{"arguments": {"city":"Paris"},"name": "get_weather", "x": 1}',
+    ],
+)
+def test_white_space_and_key_order_variants_are_unreachable(
+    tokenizer: Any, tiny_model: Any, variant: str
+) -> None:
+    target = encode(tokenizer, variant + "\n</tool_call>")
+    prompt = PROMPT + "<tool_call>\n"
+    free = generate(tiny_model, tokenizer, prompt, [Script([target])], n=len(target))
+    assert free.startswith(variant)
+    assert runs_with(free, {"city": "Paris"})  # without the ban this call would run again
+    ban = FailedCallBan(tokenizer, [CALL])
+    banned = generate(tiny_model, tokenizer, prompt, [Script([target]), ban], n=len(target))
+    assert not runs_with(banned, {"city": "Paris"}), banned
+    assert ban.interventions >= 1
+
+
+@pytest.mark.parametrize(
+    "variant",
+    [
+        '{"name": "get_weather", "arguments": {"units": "C", "city": "Paris"}}',
+        '{"name": "get_weather", "arguments": { "units":"C" , "city":"Paris" }}',
+        '{"arguments": {"units": "C", "city": "Paris"}, "name": "get_weather"}',
+        '{"name": "get_weather", "arguments": {"city": "Paris", "units": "C"}}',
+    ],
+)
+def test_argument_key_orders_are_unreachable(tokenizer: Any, tiny_model: Any, variant: str) -> None:
+    target = encode(tokenizer, variant + "\n</tool_call>")
+    prompt = PROMPT + "<tool_call>\n"
+    arguments = {"city": "Paris", "units": "C"}
+    assert runs_with(generate(tiny_model, tokenizer, prompt, [Script([target])], n=len(target)), arguments)
+    ban = FailedCallBan(tokenizer, [TWO_KEYS])
+    assert ban.banned() == frozenset({TWO_KEYS[:-1]})
+    banned = generate(tiny_model, tokenizer, prompt, [Script([target]), ban], n=len(target))
+    assert not runs_with(banned, arguments), banned
+
+
+@pytest.mark.parametrize(
+    "permitted",
+    [
+        OTHER,
+        '{"name": "get_weather", "arguments": {"city": "Paris "}}',  # white space in a string counts
+        '{"name": "get_weather", "arguments": {"city": " Paris"}}',
+        '{"name": "get_weather", "arguments": {"city": "Paris", "units": "C"}}',  # more arguments
+        '{"name": "get_weather", "arguments": {"city": "Par\\"is"}}',
+    ],
+)
+def test_a_different_call_stays_reachable(tokenizer: Any, tiny_model: Any, permitted: str) -> None:
+    target = encode(tokenizer, permitted + "\n</tool_call>")
+    prompt = PROMPT + "<tool_call>\n"
+    ban = FailedCallBan(tokenizer, [CALL])
+    out = generate(tiny_model, tokenizer, prompt, [Script([target]), ban], n=len(target))
+    assert out.startswith(permitted)
+    assert ban.interventions == 0
+
+
+def test_strings_holding_braces_quotes_and_white_space(tokenizer: Any, tiny_model: Any) -> None:
+    failed = '{"name": "get_weather", "arguments": {"city": "a \\"}, {\\" b"}}'
+    ban = FailedCallBan(tokenizer, [failed])
+    prompt = PROMPT + "<tool_call>\n"
+    value = json.loads(failed)["arguments"]
+    for variant in (failed, '{"name":"get_weather", "arguments":{ "city":"a \\"}, {\\" b" }}'):
+        target = encode(tokenizer, variant + "\n</tool_call>")
+        assert runs_with(generate(tiny_model, tokenizer, prompt, [Script([target])], n=len(target)), value)
+        ban.reset()
+        out = generate(tiny_model, tokenizer, prompt, [Script([target]), ban], n=len(target))
+        assert not runs_with(out, value), out
+    # The same text with the white space inside the string collapsed is another value.
+    other = '{"name": "get_weather", "arguments": {"city": "a\\"},{\\"b"}}'
+    target = encode(tokenizer, other + "\n</tool_call>")
+    ban.reset()
+    out = generate(tiny_model, tokenizer, prompt, [Script([target]), ban], n=len(target))
+    assert out.startswith(other)
+
+
+def test_prose_with_the_call_in_it_is_not_touched(tokenizer: Any) -> None:
+    ban = FailedCallBan(tokenizer, [CALL])
+    variant = encode(tokenizer, '{"name": "get_weather", "arguments": {"city": "Paris" }}')
+    for prefix in (PROMPT, PROMPT + "I would call: ", PROMPT + "<tool_call>\n{}\n</tool_call>\nOr: "):
+        assert blocked_after(ban, encode(tokenizer, prefix) + variant[:-1], len(tokenizer)) == set()
+
+
+def test_key_order_cap() -> None:
+    from toolerr_hf._decoder_ban import MAX_KEY_ORDER_KEYS, key_order_variants
+
+    def call(k: int) -> str:
+        return json.dumps({"name": "f", "arguments": {f"k{i}": i for i in range(k)}})
+
+    text = call(MAX_KEY_ORDER_KEYS)
+    variants = key_order_variants(text, text[:-1])
+    assert len(variants) == 2 * math.factorial(MAX_KEY_ORDER_KEYS)
+    assert canonical_json_text(text[:-1])[0] in variants
+    many = call(MAX_KEY_ORDER_KEYS + 1)
+    assert key_order_variants(many, many[:-1]) == [canonical_json_text(many[:-1])[0]]
+    assert key_order_variants("not json", "not json") == ["notjson"]
+
+
+def test_the_evaluation_reuses_an_unbanned_reply_only_without_any_variant(
+    tiny_model: Any, tokenizer: Any
+) -> None:
+    """The eval engine reuses the unbanned reply under a ban only when the ban cannot have
+    changed it: a white space or key-order variant of the banned call means decode again."""
+    from toolerr_hf.evaluation import Engine
+
+    engine = Engine(tiny_model, tokenizer)
+    banned = (TWO_KEYS,)
+    for text in (
+        "<tool_call>\n" + TWO_KEYS,
+        '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris" , "units": "C" }}',
+        '<tool_call>\n{"arguments": {"units": "C", "city": "Paris"}, "name": "get_weather"}',
+    ):
+        assert engine._may_complete(text, banned), text
+    for text in ("I cannot help.", '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Lyon"}}'):
+        assert not engine._may_complete(text, banned), text

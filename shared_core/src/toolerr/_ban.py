@@ -45,8 +45,30 @@ O(len(new text)) to feed plus O(k) to copy the k blocked ids (cached), or on the
 visit of a node O(m log m + k log k) for its m completion ranges (m = number of banned
 strings completable from that exact point, usually 1..a few).
 
-Limits. Matching is literal on the decoded text. The adapter must feed the call text as
-decoded incrementally (complete characters); a token whose stand-alone text contains
+JSON white space. ``StringBan(..., ignore_json_whitespace=True)`` applies the same rule to a
+canonical view of the text: JSON white space (space, tab, LF, CR) outside JSON strings is
+dropped, from the banned strings and from the generated text alike, so ``{"a": 1 }``,
+``{"a":1}`` and ``{ "a" :1}`` are one string. White space inside strings is kept (it is
+significant), and so are escapes (``"a\\" b"`` is one string holding a quote). With
+``C`` the canonicalisation, a token ``s`` is blocked after ``P`` iff for some banned ``b``
+(canonical)::
+
+    len(C(P)) < len(b) and C(P + s).startswith(b)
+
+``C(P + s) = C(P) + C_q(s)`` where ``q`` is the lexical state at the end of ``P`` (outside a
+string, inside one, just after a backslash inside one), and that state is a function of
+``C(P)`` alone. So the trie is built over canonical banned strings, the cursor feeds
+``C_q(new text)`` (tracking ``q``), and each completion range is taken in the sorted
+canonical view of the vocabulary for the state at its trie point. The three views are
+computed once per prepared vocabulary, on first use (O(V log V) each), so the per-step
+cost is the same as for exact matching: never a scan of the vocabulary or of the bans.
+Tokens whose canonical text is empty (white space between JSON values) never complete
+anything and never move the cursor. Key order is not this module's business: the adapter
+bans each key order it wants unreachable as its own string.
+
+Limits. Matching is literal on the decoded text (or its canonical view); escapes are not
+decoded (``"\\u0041"`` is not ``"A"``). The adapter must feed the call text as decoded
+incrementally (complete characters); a token whose stand-alone text contains
 U+FFFD (part of a multi-byte character) is matched literally, so a banned string whose
 last character is split over several byte tokens can slip through at that character.
 Tool-call JSON ends in ASCII, where this does not arise.
@@ -71,6 +93,75 @@ def _prefix_upper_bound(prefix: str) -> str | None:
     return stem[:-1] + chr(ord(stem[-1]) + 1)
 
 
+_OUT, _STR, _ESC = 0, 1, 2
+"""Lexical states of JSON text: outside strings, inside a string, after a backslash in one."""
+
+_JSON_SPACE = frozenset(" \t\n\r")
+
+
+def canonical_json_text(text: str, state: int = _OUT) -> tuple[str, int]:
+    """``text`` without JSON white space outside strings, read from lexical ``state``;
+    the canonical text and the state after it (0 outside strings, 1 in one, 2 after a
+    backslash in one). Text that is not JSON is treated the same way, character by
+    character."""
+    if state == _OUT and '"' not in text and not _JSON_SPACE.intersection(text):
+        return text, _OUT
+    out: list[str] = []
+    keep = out.append
+    space = _JSON_SPACE
+    for ch in text:
+        if state == _OUT:
+            if ch in space:
+                continue
+            if ch == '"':
+                state = _STR
+        elif state == _STR:
+            if ch == '"':
+                state = _OUT
+            elif ch == "\\":
+                state = _ESC
+        else:
+            state = _STR
+        keep(ch)
+    return "".join(out), state
+
+
+def _states(text: str) -> list[int]:
+    """Lexical state before each character of a canonical ``text`` (and after the last)."""
+    states = [_OUT]
+    state = _OUT
+    for ch in text:
+        if state == _OUT:
+            if ch == '"':
+                state = _STR
+        elif state == _STR:
+            if ch == '"':
+                state = _OUT
+            elif ch == "\\":
+                state = _ESC
+        else:
+            state = _STR
+        states.append(state)
+    return states
+
+
+class _View:
+    """The tokens' texts in one sorted order (raw, or canonical from one lexical state)."""
+
+    __slots__ = ("ids", "strings")
+
+    def __init__(self, strings: list[str], ids: array[int]) -> None:
+        self.strings = strings
+        self.ids = ids
+
+    def prefix_range(self, prefix: str) -> tuple[int, int]:
+        strings = self.strings
+        lo = bisect.bisect_left(strings, prefix)
+        bound = _prefix_upper_bound(prefix)
+        hi = len(strings) if bound is None else bisect.bisect_left(strings, bound, lo)
+        return lo, hi
+
+
 class PreparedVocabulary:
     """A vocabulary (token id = index) indexed once for prefix range queries.
 
@@ -79,7 +170,7 @@ class PreparedVocabulary:
     rows of a batch.
     """
 
-    __slots__ = ("_ids", "_max_len", "_size", "_strings")
+    __slots__ = ("_ids", "_max_len", "_raw", "_size", "_strings", "_views")
 
     def __init__(self, vocabulary: Sequence[str]) -> None:
         size = len(vocabulary)
@@ -92,6 +183,8 @@ class PreparedVocabulary:
         self._ids: array[int] = array("q", order)
         self._size = size
         self._max_len = max(map(len, self._strings), default=0)
+        self._raw = _View(self._strings, self._ids)
+        self._views: list[_View | None] = [None, None, None]
 
     def __len__(self) -> int:
         return self._size
@@ -117,15 +210,32 @@ class PreparedVocabulary:
         lo, hi = self.prefix_range(prefix)
         return sorted(self._ids[lo:hi])
 
+    def _view(self, state: int | None) -> _View:
+        """The raw view (``None``) or the canonical JSON view read from lexical ``state``
+        (built on first use, then kept)."""
+        if state is None:
+            return self._raw
+        view = self._views[state]
+        if view is None:
+            pairs = []
+            for text, token in zip(self._strings, self._ids, strict=True):
+                canonical = canonical_json_text(text, state)[0]
+                if canonical:
+                    pairs.append((canonical, token))
+            pairs.sort()  # equal texts: ids ascending
+            view = self._views[state] = _View([p[0] for p in pairs], array("q", [p[1] for p in pairs]))
+        return view
+
 
 class _Entry:
     """The tokens completing some banned string from one exact point ``P``."""
 
-    __slots__ = ("blocked", "ranges")
+    __slots__ = ("blocked", "ranges", "view")
 
-    def __init__(self) -> None:
+    def __init__(self, view: _View) -> None:
         self.ranges: list[tuple[int, int]] = []
         self.blocked: list[int] | None = None
+        self.view = view
 
 
 class _Node:
@@ -170,15 +280,24 @@ class StringBan:
     """Banned strings over one vocabulary; answers which tokens would complete one.
 
     ``vocabulary`` is either a sequence of token strings (prepared here, once) or a
-    :class:`PreparedVocabulary` shared with other bans.
+    :class:`PreparedVocabulary` shared with other bans. ``ignore_json_whitespace``: match
+    modulo JSON white space outside strings (module docstring); banned strings are then
+    kept (and reported) in canonical form.
     """
 
-    __slots__ = ("_banned", "_frozen", "_root", "_version", "_vocab")
+    __slots__ = ("_banned", "_frozen", "_json", "_root", "_version", "_vocab")
 
-    def __init__(self, vocabulary: Sequence[str] | PreparedVocabulary, banned: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        vocabulary: Sequence[str] | PreparedVocabulary,
+        banned: Iterable[str] = (),
+        *,
+        ignore_json_whitespace: bool = False,
+    ) -> None:
         self._vocab = (
             vocabulary if isinstance(vocabulary, PreparedVocabulary) else PreparedVocabulary(vocabulary)
         )
+        self._json = ignore_json_whitespace
         self._root = _Node("")
         self._banned: set[str] = set()
         self._frozen: frozenset[str] | None = frozenset()
@@ -194,6 +313,15 @@ class StringBan:
 
     def __contains__(self, text: object) -> bool:
         return text in self._banned
+
+    @property
+    def ignores_json_whitespace(self) -> bool:
+        """Whether matching is modulo JSON white space outside strings."""
+        return self._json
+
+    def canonical(self, text: str) -> str:
+        """``text`` as this ban compares it (canonical JSON view, or unchanged)."""
+        return canonical_json_text(text)[0] if self._json else text
 
     @property
     def vocabulary(self) -> PreparedVocabulary:
@@ -218,20 +346,28 @@ class StringBan:
             raise TypeError(f"banned string must be str, not {type(text).__name__}")
         if not text:
             raise ValueError("cannot ban the empty string")
+        if self._json:
+            text = canonical_json_text(text)[0]
+            if not text:
+                raise ValueError("cannot ban a string of JSON white space")
         if text in self._banned:
             return
         vocab = self._vocab
+        states = _states(text) if self._json else None
         cuts: list[int] = []
         ranges: list[tuple[int, int]] = []
+        views: list[_View] = []
         for i in range(max(0, len(text) - vocab.max_token_length), len(text)):
-            lo, hi = vocab.prefix_range(text[i:])
+            view = vocab._view(None if states is None else states[i])
+            lo, hi = view.prefix_range(text[i:])
             if lo < hi:
                 cuts.append(i)
                 ranges.append((lo, hi))
-        for node, span in zip(self._insert(text, cuts), ranges, strict=True):
+                views.append(view)
+        for node, span, view in zip(self._insert(text, cuts), ranges, views, strict=True):
             entry = node.entry
             if entry is None:
-                entry = node.entry = _Entry()
+                entry = node.entry = _Entry(view)
             entry.ranges.append(span)
             entry.blocked = None
         self._banned.add(text)
@@ -240,7 +376,7 @@ class StringBan:
 
     def blocked_tokens(self, partial: str) -> list[int]:
         """Ids (ascending) of the tokens that would complete a banned string after ``partial``."""
-        node, offset = _advance(self._root, 0, partial)
+        node, offset = _advance(self._root, 0, self.canonical(partial))
         if node is None or offset != len(node.label) or node.entry is None:
             return []
         return list(self._resolve(node.entry))
@@ -257,7 +393,7 @@ class StringBan:
     def _resolve(self, entry: _Entry) -> list[int]:
         blocked = entry.blocked
         if blocked is None:
-            ids = self._vocab._ids
+            ids = entry.view.ids
             blocked = []
             end = 0
             # Ranges of remainders are nested (one a prefix of the other) or disjoint.
@@ -324,7 +460,7 @@ class StringBan:
 class BanCursor:
     """The ban state of one call being written; feed it the generated text."""
 
-    __slots__ = ("_ban", "_node", "_offset", "_partial", "_pieces", "_version")
+    __slots__ = ("_ban", "_node", "_offset", "_partial", "_pieces", "_state", "_version")
 
     def __init__(self, ban: StringBan) -> None:
         self._ban = ban
@@ -332,6 +468,7 @@ class BanCursor:
         self._partial: str | None = ""
         self._node: _Node | None = ban._root
         self._offset = 0
+        self._state = _OUT
         self._version = ban._version
 
     def __repr__(self) -> str:
@@ -359,6 +496,7 @@ class BanCursor:
         self._partial = ""
         self._node = self._ban._root
         self._offset = 0
+        self._state = _OUT
         self._version = self._ban._version
 
     def feed(self, text: str) -> None:
@@ -370,6 +508,10 @@ class BanCursor:
         if self._version != self._ban._version:
             return  # re-walked lazily by _sync
         if self._node is not None:
+            if self._ban._json:
+                text, self._state = canonical_json_text(text, self._state)
+                if not text:
+                    return
             self._node, self._offset = _advance(self._node, self._offset, text)
 
     def blocked_tokens(self) -> list[int]:
@@ -384,5 +526,8 @@ class BanCursor:
         ban = self._ban
         if self._version != ban._version:
             # Bans were added: the tree may have been split or grown; walk P again.
-            self._node, self._offset = _advance(ban._root, 0, self.partial)
+            text = self.partial
+            if ban._json:
+                text, self._state = canonical_json_text(text)
+            self._node, self._offset = _advance(ban._root, 0, text)
             self._version = ban._version

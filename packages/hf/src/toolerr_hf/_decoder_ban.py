@@ -5,16 +5,27 @@ exact strings of earlier failed calls are made unreachable: the token that would
 one is given ``-inf``, whatever tokens led there. Prose, and text before the prompt's last
 open call, are never touched. The string logic is the core's :class:`toolerr.StringBan`; this
 module only follows the generated text row by row.
+
+What counts as the same call. Matching ignores JSON white space outside strings (the core's
+``ignore_json_whitespace``: ``{"city": "Paris" }`` is ``{"city":"Paris"}``; white space
+inside strings is kept) and the order of the keys: every order of the arguments' top-level
+keys, with ``name`` before or after ``arguments``, is banned as its own string, for calls
+with at most :data:`MAX_KEY_ORDER_KEYS` argument keys (5: 2 x 120 strings; a call with more
+keys is banned in its own key order only). The order of keys inside nested objects is
+matched as written.
 """
 
 from __future__ import annotations
 
+import itertools
+import json
 import logging
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import torch
 from toolerr import BanCursor, FailedCall, FailureLedger, StringBan
+from toolerr._ban import canonical_json_text
 from transformers import LogitsProcessor
 
 from ._format import HermesFormat
@@ -23,6 +34,89 @@ from ._vocab import TokenStream, TokenTexts
 logger = logging.getLogger("toolerr")
 
 __all__ = ["FailedCallBan"]
+
+MAX_KEY_ORDER_KEYS = 5
+"""Calls with at most this many argument keys are banned in every key order (k! orders)."""
+
+
+def _members(obj: str) -> list[str] | None:
+    """The top-level ``key:value`` members of a canonical JSON object text ``{...}``."""
+    if len(obj) < 2 or obj[0] != "{" or obj[-1] != "}":
+        return None
+    inner = obj[1:-1]
+    if not inner:
+        return []
+    members: list[str] = []
+    depth = 0
+    in_string = escape = False
+    begin = 0
+    for index, ch in enumerate(inner):
+        if in_string:
+            if escape:
+                escape = False
+            elif ch == "\\":
+                escape = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            members.append(inner[begin:index])
+            begin = index + 1
+    members.append(inner[begin:])
+    return members
+
+
+def _value(member: str) -> tuple[str, str]:
+    """``(key, value)`` texts of a canonical member ``"key":value``."""
+    key_end = 1
+    escape = False
+    while key_end < len(member):
+        ch = member[key_end]
+        if escape:
+            escape = False
+        elif ch == "\\":
+            escape = True
+        elif ch == '"':
+            break
+        key_end += 1
+    return member[: key_end + 1], member[key_end + 2 :]
+
+
+def key_order_variants(call_text: str, decisive: str) -> list[str]:
+    """The canonical strings to ban for one call: its decisive text in every key order.
+
+    ``call_text`` is the whole call (``{"name": ..., "arguments": {...}}``), ``decisive``
+    its decisive text. A call that is not a JSON object with exactly ``name`` and an
+    ``arguments`` object, or with more than :data:`MAX_KEY_ORDER_KEYS` argument keys,
+    gives its decisive text only."""
+    fallback = [canonical_json_text(decisive)[0]]
+    try:
+        data = json.loads(call_text)
+    except ValueError:
+        return fallback
+    if not isinstance(data, dict) or set(data) != {"name", "arguments"}:
+        return fallback
+    if not isinstance(data["arguments"], dict) or len(data["arguments"]) > MAX_KEY_ORDER_KEYS:
+        return fallback
+    outer = _members(canonical_json_text(call_text.strip())[0])
+    if outer is None or len(outer) != 2:
+        return fallback
+    parts = dict(_value(member) for member in outer)
+    name, arguments = parts.get('"name"'), parts.get('"arguments"')
+    inner = None if arguments is None else _members(arguments)
+    if name is None or inner is None or len(inner) != len(data["arguments"]):
+        return fallback
+    variants = dict.fromkeys(fallback)
+    for order in itertools.permutations(inner):
+        body = "{" + ",".join(order) + "}"
+        variants.setdefault(f'{{"name":{name},"arguments":{body}', None)
+        variants.setdefault(f'{{"arguments":{body},"name":{name}', None)
+    return list(variants)
 
 
 class _RowsMismatch(ValueError):
@@ -80,10 +174,13 @@ class FailedCallBan(LogitsProcessor):
         self._pad = (
             getattr(tokenizer, "pad_token_id", None) if not isinstance(tokenizer, TokenTexts) else None
         )
-        self._shared = StringBan(self.texts.prepared)
+        self._shared = StringBan(self.texts.prepared, ignore_json_whitespace=True)
+        self._shared_texts: set[str] = set()
         self._per_row: list[StringBan] | None = None
+        self._row_texts: list[set[str]] = []
         if rows is not None:
-            self._per_row = [StringBan(self.texts.prepared) for _ in rows]
+            self._per_row = [StringBan(self.texts.prepared, ignore_json_whitespace=True) for _ in rows]
+            self._row_texts = [set() for _ in rows]
         self._rows: list[_Row] | None = None
         self._length = 0
         self._weights: torch.Tensor | None = None
@@ -99,7 +196,8 @@ class FailedCallBan(LogitsProcessor):
 
     def __repr__(self) -> str:
         rows = "" if self._per_row is None else f", rows={len(self._per_row)}"
-        return f"FailedCallBan(banned={len(self._shared)}{rows}, start={self.start!r}, end={self.end!r})"
+        count = len(self._shared_texts)
+        return f"FailedCallBan(banned={count}{rows}, start={self.start!r}, end={self.end!r})"
 
     # -- bans ------------------------------------------------------------------------
 
@@ -126,20 +224,28 @@ class FailedCallBan(LogitsProcessor):
 
         What becomes unreachable is the call's decisive part
         (:meth:`HermesFormat.decisive_text`): the string up to the end of its arguments, so
-        that the model cannot write the same call and go on with extra keys after them."""
+        that the model cannot write the same call and go on with extra keys after them),
+        modulo JSON white space outside strings and key order (module docstring)."""
         text = text.strip()
         if not text:
             raise ValueError("cannot ban an empty call")
-        decisive = self.format.decisive_text(text)
-        if row is None:
-            self._shared.ban(decisive)
-            for row_ban in self._per_row or ():
-                row_ban.ban(decisive)
-            return
         per_row = self._per_row
-        if per_row is None or not 0 <= row < len(per_row):
+        if row is not None and (per_row is None or not 0 <= row < len(per_row)):
             raise IndexError(f"row {row} out of range: give rows=[...] (one list of bans per batch row)")
-        per_row[row].ban(decisive)
+        decisive = self.format.decisive_text(text)
+        variants = key_order_variants(text, decisive)
+        if row is None:
+            targets = [self._shared, *(per_row or ())]
+            self._shared_texts.add(decisive)
+            for texts in self._row_texts:
+                texts.add(decisive)
+        else:
+            assert per_row is not None
+            targets = [per_row[row]]
+            self._row_texts[row].add(decisive)
+        for target in targets:
+            for variant in variants:
+                target.ban(variant)
 
     def ban_call(
         self, name: str, arguments: Any = None, *, raw_arguments: str | None = None, row: int | None = None
@@ -163,11 +269,12 @@ class FailedCallBan(LogitsProcessor):
         return [self.ban_call(call.name, raw_arguments=call.exact, row=row) for call in calls]
 
     def banned(self, row: int | None = None) -> frozenset[str]:
-        """The strings made unreachable (of every row, or those of one row): each banned
-        call's decisive part."""
+        """The calls made unreachable (of every row, or those of one row): each banned
+        call's decisive part as given (its white space variants and key orders are
+        unreachable too)."""
         if row is None or self._per_row is None:
-            return self._shared.banned_strings
-        return self._per_row[row].banned_strings
+            return frozenset(self._shared_texts)
+        return frozenset(self._row_texts[row])
 
     def row_interventions(self, row: int) -> int:
         """Steps at which the ban changed the top choice of one batch row."""

@@ -23,6 +23,7 @@ import numpy as np
 
 from ._engine import Engine
 from ._harnesses import HARNESSES, LABELS, build_view
+from ._journal import Journal, ResumeError
 from ._measures import Bootstrap, classify, is_correct, pairs, rewrites_failed_arguments, select
 from ._report import (
     summarise_decision,
@@ -48,6 +49,8 @@ __all__ = [
     "Bootstrap",
     "Engine",
     "Item",
+    "Journal",
+    "ResumeError",
     "Scenario",
     "build_parser",
     "build_suite",
@@ -151,7 +154,23 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="pick the best form on one split of the scenarios, report it on the other",
     )
-    parser.add_argument("--out", help="folder for results.json and results.png")
+    parser.add_argument(
+        "--out",
+        help="folder for results.json and results.png, and progress.jsonl: every reply and scoring "
+        "as it is computed (flushed after each batch), what --resume continues from",
+    )
+    parser.add_argument(
+        "--journal",
+        metavar="FILE",
+        help="write the progress journal here instead of OUT/progress.jsonl",
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue an interrupted run from its journal (OUT/progress.jsonl or --journal): "
+        "what it holds is not decoded again, and the results are those of an uninterrupted run; "
+        "refused if the journal was written with other options (give the same ones)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and the calibration split")
     parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples (default 1000)")
     parser.add_argument("--batch-size", type=int, default=16)
@@ -360,6 +379,68 @@ def evaluate(
             "labels": {h: LABELS[h] for h in HARNESSES},
         }
     }
+    journal = _journal(args, results["config"])
+    engine.journal = journal
+    try:
+        _measure(
+            args,
+            engine,
+            results,
+            items,
+            harnesses,
+            kinds,
+            boot,
+            suite,
+            bar,
+            tick,
+            started,
+            episode_items,
+            episode_harnesses,
+            episode_choice,
+            probe_suite,
+            probe_harnesses,
+        )
+    finally:
+        if journal is not None:
+            journal.close()
+    return results
+
+
+def _journal(args: argparse.Namespace, config: dict[str, Any]) -> Journal | None:
+    """The run's journal (``--out``/progress.jsonl or ``--journal``), or None."""
+    path = getattr(args, "journal", None)
+    out = getattr(args, "out", None)
+    if path is None and out:
+        path = os.path.join(out, "progress.jsonl")
+    resume = bool(getattr(args, "resume", False))
+    if path is None:
+        if resume:
+            raise ResumeError("--resume needs the journal of the run: give --out DIR or --journal FILE")
+        return None
+    if resume and not os.path.exists(path):
+        raise ResumeError(f"nothing to resume: {path} does not exist")
+    options = {**config, "calibrate": bool(args.calibrate), "no_decision": bool(args.no_decision)}
+    return Journal(path, options, resume=resume)
+
+
+def _measure(
+    args: argparse.Namespace,
+    engine: Engine,
+    results: dict[str, Any],
+    items: list[Item],
+    harnesses: list[str],
+    kinds: list[str],
+    boot: Bootstrap,
+    suite: list[Scenario],
+    bar: _Progress,
+    tick: Callable[[int], None],
+    started: float,
+    episode_items: list[Item],
+    episode_harnesses: list[str],
+    episode_choice: str,
+    probe_suite: list[Scenario],
+    probe_harnesses: list[str],
+) -> None:
     logger.info("toolerr eval: decision step, %d items x %d harnesses", len(items), len(harnesses))
     bar.stage("decision step")
     decision = run_decision(engine, items, harnesses, tick, tool_choice=args.tool_choice) if items else []
@@ -399,7 +480,6 @@ def evaluate(
         }
     bar.close()
     results["cost"] = {"wall_seconds": time.monotonic() - started, "engine": engine.counters.as_dict()}
-    return results
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -428,7 +508,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(f"toolerr eval: cannot load the model: {exc}\n")
         return 2
     load_seconds = time.monotonic() - started
-    results = evaluate(args, model, tokenizer, model_name=name)
+    try:
+        results = evaluate(args, model, tokenizer, model_name=name)
+    except ResumeError as exc:
+        sys.stderr.write(f"toolerr eval: cannot resume: {exc}\n")
+        return 2
     results["cost"]["load_seconds"] = load_seconds
     results["config"]["argv"] = arguments
     write_table(results, sys.stdout)

@@ -10,8 +10,8 @@ prompt whole, which costs about twice as much on a CPU: this module adds the pre
 
 Identical requests are decoded once (memoised), and a request with banned strings reuses
 the unbanned reply of the same prompt when that reply contains none of their decisive
-parts (what the ban makes unreachable): under greedy decoding the ban cannot change a
-reply that never completes one.
+parts (what the ban makes unreachable, in any white space or key order): under greedy
+decoding the ban cannot change a reply that never completes one.
 """
 
 from __future__ import annotations
@@ -27,9 +27,11 @@ import torch
 from toolerr import Message
 
 from toolerr_hf._backend import LocalToolModel
-from toolerr_hf._decoder_ban import FailedCallBan
+from toolerr_hf._decoder_ban import FailedCallBan, key_order_variants
 from toolerr_hf._format import HermesFormat, ParsedOutput
 from toolerr_hf._vocab import TokenTexts
+
+from ._journal import Journal
 
 logger = logging.getLogger("toolerr")
 
@@ -45,6 +47,8 @@ class Request:
     prefill: str = ""
     """The part of ``prompt`` that opens the reply (a forced call's start marker): the reply
     text is parsed with it."""
+    label: tuple[str, ...] = field(default=(), compare=False)
+    """Stage, scenario, kind, harness (and turn): a name for the journal's reader only."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,8 @@ class Counters:
     prompt_positions: int = 0
     prompt_positions_naive: int = 0
     generated_tokens: int = 0
+    resumed: int = 0
+    """Replies and scorings taken from the journal of an interrupted run (``--resume``)."""
     score_positions: int = 0
     score_positions_naive: int = 0
     extra: dict[str, float] = field(default_factory=dict)
@@ -81,6 +87,7 @@ class Counters:
             "memo_hits": self.memo_hits,
             "ban_reused": self.ban_reused,
             "generated_tokens": self.generated_tokens,
+            "resumed": self.resumed,
             "prompt_positions": self.prompt_positions,
             "prompt_positions_naive": self.prompt_positions_naive,
             "prompt_positions_saved": share(self.prompt_positions, self.prompt_positions_naive),
@@ -88,6 +95,10 @@ class Counters:
             "score_positions_naive": self.score_positions_naive,
             "score_positions_saved": share(self.score_positions, self.score_positions_naive),
         }
+
+
+def _no_space(text: str) -> str:
+    return "".join(text.split())
 
 
 def _first_turn(prompt: str) -> str:
@@ -123,8 +134,12 @@ class Engine:
         batch_size: int = 16,
         prose_tokens: int | None = 24,
         format: HermesFormat | None = None,
+        journal: Journal | None = None,
     ) -> None:
         self.model = model
+        self.journal = journal
+        """Where replies and scorings are written as they are computed, and read back from
+        on ``--resume`` (``None``: nothing is written)."""
         self.tokenizer = tokenizer
         self.format = format or HermesFormat()
         self.backend = LocalToolModel(model, tokenizer, format=self.format, layer=None, ban=False)
@@ -198,7 +213,9 @@ class Engine:
         for request in requests:
             key: tuple[str, tuple[str, ...]] = (request.prompt, ())
             if key not in self._memo:
-                plain.setdefault(key, Request(request.prompt, (), request.tools, request.prefill))
+                plain.setdefault(
+                    key, Request(request.prompt, (), request.tools, request.prefill, request.label)
+                )
         self._run(list(plain.values()), progress)
         banned: dict[tuple[str, tuple[str, ...]], Request] = {}
         for request in requests:
@@ -208,7 +225,7 @@ class Engine:
             if key in self._memo:
                 continue
             base = self._memo[(request.prompt, ())]
-            if any(self.format.decisive_text(text) in base.text for text in request.banned):
+            if self._may_complete(base.text, request.banned):
                 banned.setdefault(key, request)
             else:
                 self._memo[key] = Reply(
@@ -225,6 +242,18 @@ class Engine:
             progress(reused)
         return out
 
+    def _may_complete(self, text: str, banned: Sequence[str]) -> bool:
+        """Whether a reply may hold one of the banned calls as the ban matches them (modulo
+        JSON white space and key order): checked with all white space removed from both
+        sides, a superset of the ban's matches, so a reply is reused only when the ban
+        cannot have changed it."""
+        flat = _no_space(text)
+        for call in banned:
+            variants = key_order_variants(call.strip(), self.format.decisive_text(call))
+            if any(_no_space(variant) in flat for variant in variants):
+                return True
+        return False
+
     def _run(self, requests: list[Request], progress: Callable[[int], None] | None) -> None:
         if not requests:
             return
@@ -237,13 +266,56 @@ class Engine:
             for group in groups.values()
             for begin in range(0, len(group), self.batch_size)
         ]
+        journal = self.journal
         for indices in chunks:
             chunk = [requests[i] for i in indices]
-            replies = self._batch(chunk)
+            replies = None if journal is None else self._from_journal(journal, chunk)
+            if replies is None:
+                replies = self._batch(chunk)
+                if journal is not None:
+                    journal.add_replies(
+                        [
+                            (
+                                journal.reply_key(r.prompt, r.banned, r.tools, r.prefill),
+                                r.label,
+                                {
+                                    "text": reply.text,
+                                    "completion_tokens": reply.completion_tokens,
+                                    "cut": reply.cut,
+                                    "interventions": reply.interventions,
+                                },
+                            )
+                            for r, reply in zip(chunk, replies, strict=True)
+                        ]
+                    )
             for request, reply in zip(chunk, replies, strict=True):
                 self._memo[(request.prompt, request.banned)] = reply
             if progress is not None:
                 progress(len(chunk))
+
+    def _from_journal(self, journal: Journal, chunk: Sequence[Request]) -> list[Reply] | None:
+        """The replies of a batch from the journal, if it holds them all (batches are written
+        whole: a batch is decoded again unless every row is there)."""
+        keys = [journal.reply_key(r.prompt, r.banned, r.tools, r.prefill) for r in chunk]
+        found = [journal.replies.get(key) for key in keys]
+        if any(entry is None for entry in found):
+            return None
+        replies = []
+        for request, entry in zip(chunk, found, strict=True):
+            assert entry is not None
+            text = str(entry["text"])
+            cut = bool(entry["cut"])
+            replies.append(
+                Reply(
+                    text=text,
+                    parsed=self.format.parse(text, request.tools or None, complete=not cut),
+                    completion_tokens=int(entry["completion_tokens"]),
+                    cut=cut,
+                    interventions=int(entry["interventions"]),
+                )
+            )
+        self.counters.resumed += len(replies)
+        return replies
 
     def _batch(self, requests: Sequence[Request]) -> list[Reply]:
         rows = [self.encode(r.prompt) for r in requests]
@@ -346,13 +418,29 @@ class Engine:
     # -- scoring ------------------------------------------------------------------------
 
     def score(
-        self, prompts: Sequence[str], candidates: Sequence[Sequence[str]]
+        self,
+        prompts: Sequence[str],
+        candidates: Sequence[Sequence[str]],
+        label: Sequence[str] = (),
     ) -> list[list[tuple[float, int]]]:
         """Teacher-forced ``(log-probability in nats, tokens)`` of each candidate continuation
         of each prompt. The prompts' common prefix is encoded once, each prompt's rest once,
         and the candidates of a prompt share its cache."""
         if not prompts:
             return []
+        journal = self.journal
+        key = "" if journal is None else journal.score_key(prompts, candidates)
+        if journal is not None and key in journal.scores:
+            self.counters.resumed += 1
+            return [[(float(s), int(n)) for s, n in row] for row in journal.scores[key]]
+        out = self._score(prompts, candidates)
+        if journal is not None:
+            journal.add_scores(key, label, out)
+        return out
+
+    def _score(
+        self, prompts: Sequence[str], candidates: Sequence[Sequence[str]]
+    ) -> list[list[tuple[float, int]]]:
         rows = [self.encode(p) for p in prompts]
         shared = min(_common_prefix(rows), min(len(r) for r in rows) - 1)
         out: list[list[tuple[float, int]]] = []

@@ -39,9 +39,10 @@ def _request(
     messages: Sequence[Message],
     banned: tuple[str, ...],
     tool_choice: str = "auto",
+    label: tuple[str, ...] = (),
 ) -> Request:
     prompt = engine.render(messages, [scenario.tool.spec()], tool_choice)
-    return Request(prompt, banned, (scenario.tool.name,), engine.prefill(tool_choice))
+    return Request(prompt, banned, (scenario.tool.name,), engine.prefill(tool_choice), label)
 
 
 def _applies(harness: str, kind: ItemKind) -> str:
@@ -67,7 +68,8 @@ def run_decision(
             view = build_view(
                 _applies(harness, item.kind), item.scenario.messages(item.kind), tool_safety=safety
             )
-            request = _request(engine, item.scenario, view.messages, view.banned, tool_choice)
+            label = ("decision", item.scenario.id, item.kind, harness)
+            request = _request(engine, item.scenario, view.messages, view.banned, tool_choice, label)
             plan.append((item, harness, request, view.banned))
     replies = engine.generate([p[2] for p in plan], progress)
     records = []
@@ -184,7 +186,10 @@ def run_episodes(
         requests = []
         for episode in active:
             view = build_view(episode.harness, episode.history, tool_safety=safety)
-            requests.append(_request(engine, episode.item.scenario, view.messages, view.banned, tool_choice))
+            label = ("episode", episode.item.scenario.id, episode.item.kind, episode.harness, str(turn))
+            requests.append(
+                _request(engine, episode.item.scenario, view.messages, view.banned, tool_choice, label)
+            )
         replies = engine.generate(requests, progress)
         for episode, reply in zip(active, replies, strict=True):
             _advance(episode, reply, turn)
@@ -327,10 +332,11 @@ def run_probe(
             contexts[harness] = build_view(harness, failure, tool_safety=safety).messages
         names = list(contexts)
         prompts = [engine.render(contexts[n], [scenario.tool.spec()]) for n in names]
-        scores = engine.score(prompts, [texts] * len(prompts))
+        scores = engine.score(prompts, [texts] * len(prompts), ("probe", scenario.id))
         for name, row in zip(names, scores, strict=True):
             if name in greedy:
-                request = _request(engine, scenario, contexts[name], (), "required")
+                label = ("probe", scenario.id, name)
+                request = _request(engine, scenario, contexts[name], (), "required", label)
                 forced.append((len(records), scenario, request))
             records.append(
                 {
