@@ -31,7 +31,8 @@ from ._ledger import (
     decide_loop,
     exact_arguments,
 )
-from ._policy import POLICY_OPTIONS, Policy, PolicyOptions, safety_from_annotations
+from ._policy import POLICY_OPTIONS, FormSpec, Policy, PolicyOptions, resolve_forms, safety_from_annotations
+from ._profiles import PROFILES, Profile
 from ._render import (
     GUIDANCE,
     GUIDANCE_CHECK_FIRST,
@@ -70,6 +71,7 @@ __all__ = [
     "KINDS",
     "NOTE_PREFIX",
     "POLICY_OPTIONS",
+    "PROFILES",
     "BanCursor",
     "ConversationRun",
     "ConversionCache",
@@ -79,6 +81,7 @@ __all__ = [
     "FailedCall",
     "FailureLedger",
     "Form",
+    "FormSpec",
     "Kind",
     "LoopAction",
     "LoopDecision",
@@ -87,6 +90,7 @@ __all__ = [
     "Policy",
     "PolicyOptions",
     "PreparedVocabulary",
+    "Profile",
     "RepeatReport",
     "ResultDelivery",
     "Rewrite",
@@ -115,6 +119,7 @@ __all__ = [
     "records_of",
     "render_abstract",
     "render_note",
+    "resolve_forms",
     "rewrite",
     "safety_from_annotations",
 ]
