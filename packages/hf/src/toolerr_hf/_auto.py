@@ -67,7 +67,8 @@ def auto_form(model: Any, *, small_below: int | None = None) -> str:
     """The profile name ``form="auto"`` chooses for ``model`` (a transformers model, a
     :class:`toolerr_hf.LocalToolModel` or a :class:`toolerr_hf.ChatLocalModel`):
     ``small-local`` for a known small model id (SmolLM2) or under ``small_below``
-    parameters (default :data:`SMALL_MODEL_PARAMETERS`), else ``study-c3``. Pass it to any adapter: ``ToolErrorMiddleware(form=auto_form(chat))``.
+    parameters (default :data:`SMALL_MODEL_PARAMETERS`), else ``study-c3``. Pass it to
+    any adapter: ``ToolErrorMiddleware(form=auto_form(chat))``.
     """
     name = _model_name(model).lower()
     if any(part in name for part in SMALL_MODEL_IDS):
