@@ -50,6 +50,7 @@ Harness = Literal[
     "instruction",
     "clean-restart",
     "reflect",
+    "small-local",
 ]
 
 HARNESSES: tuple[Harness, ...] = get_args(Harness)
@@ -63,10 +64,11 @@ LABELS: Mapping[str, str] = {
     "abstract": "abstract description",
     "ban": "C0 + decoder ban",
     "abstract+ban": "abstract + decoder ban",
-    "c3+ban": "C3 + decoder ban (toolerr local default)",
+    "c3+ban": "C3 + decoder ban",
     "instruction": "C0 + 'do not repeat' instruction",
     "clean-restart": "clean restart (failed attempt deleted)",
     "reflect": "reflect-and-retry checklist",
+    "small-local": "per kind: transient C3, others abstract, + ban (toolerr local default)",
 }
 
 INSTRUCTION = "Do not repeat the call that failed."
@@ -85,8 +87,9 @@ _FORMS: Mapping[str, str] = {
     "instruction": "c0",
     "clean-restart": "c0",
     "reflect": "c0",
+    "small-local": "small-local",
 }
-_BANNING = frozenset({"ban", "abstract+ban", "c3+ban"})
+_BANNING = frozenset({"ban", "abstract+ban", "c3+ban", "small-local"})
 
 
 @dataclass(frozen=True)
