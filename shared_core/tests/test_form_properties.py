@@ -104,3 +104,59 @@ def test_the_input_is_never_modified(messages: list[Message], form: str) -> None
     copies = [Message(m.role, m.content, m.tool_calls, m.tool_call_id, m.name) for m in messages]
     ToolErrorLayer(form=form).rewrite(messages)
     assert messages == snapshot == copies
+
+
+# -- forms per kind (a mapping from kind to form) ------------------------------------
+
+form_mappings = st.dictionaries(
+    st.sampled_from(["transient", "fixable", "unrecoverable", "ambiguous", "default"]),
+    st.sampled_from(FORMS),
+    max_size=5,
+)
+
+
+@common
+@given(conversations(), form_mappings)
+def test_per_kind_every_result_stays_paired_with_its_call(
+    messages: list[Message], forms: dict[str, str]
+) -> None:
+    out = ToolErrorLayer(form=forms).rewrite(messages).messages
+    calls, results = _pairs(out)
+    assert calls == results
+
+
+@common
+@given(conversations(), form_mappings)
+def test_per_kind_idempotent(messages: list[Message], forms: dict[str, str]) -> None:
+    layer = ToolErrorLayer(form=forms)
+    once = layer.rewrite(messages).messages
+    assert layer.rewrite(once).messages == once
+
+
+@common
+@given(conversations(), form_mappings)
+def test_per_kind_unchanged_when_nothing_failed(messages: list[Message], forms: dict[str, str]) -> None:
+    result = ToolErrorLayer(form=forms).rewrite(messages)
+    if not any(r.kind in ("transient", "fixable", "unrecoverable") or r.loop for r in result.records):
+        assert result.messages == messages
+        assert all(a is b for a, b in zip(result.messages, messages))
+        assert not result.changed
+
+
+@common
+@given(conversations(), form_mappings)
+def test_per_kind_records_name_each_failures_own_form(messages: list[Message], forms: dict[str, str]) -> None:
+    layer = ToolErrorLayer(form=forms)
+    for record in layer.rewrite(messages).records:
+        expected = forms.get(record.kind or "ambiguous", forms.get("default", "c3"))
+        assert record.form == expected == layer.policy.form_for(record.kind)
+
+
+@common
+@given(conversations(), st.sampled_from(FORMS))
+def test_a_mapping_giving_every_kind_one_form_is_that_form(messages: list[Message], form: str) -> None:
+    forms = dict.fromkeys(("transient", "fixable", "unrecoverable", "ambiguous"), form)
+    assert ToolErrorLayer(form=forms).policy.form == form
+    mapped = ToolErrorLayer(form={"default": form}).rewrite(messages)
+    single = ToolErrorLayer(form=form).rewrite(messages)
+    assert mapped.messages == single.messages and mapped.records == single.records

@@ -45,6 +45,10 @@ def test_all_names_exist_once() -> None:
         "POLICY_OPTIONS",
         "ConversationRun",
         "ConversionCache",
+        "PROFILES",
+        "Profile",
+        "FormSpec",
+        "resolve_forms",
     ):
         assert name in toolerr.__all__
 

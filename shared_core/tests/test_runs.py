@@ -225,7 +225,14 @@ def test_serialised_shape_round_trips() -> None:
 def test_policy_options_are_typed_once() -> None:
     from toolerr import POLICY_OPTIONS, PolicyOptions
 
-    assert set(POLICY_OPTIONS) == {"form", "retry_budget", "loop_action", "tool_safety", "max_error_chars"}
+    assert set(POLICY_OPTIONS) == {
+        "form",
+        "profile",
+        "retry_budget",
+        "loop_action",
+        "tool_safety",
+        "max_error_chars",
+    }
     options: PolicyOptions = {"form": "c1", "loop_action": "block"}
     layer = ToolErrorLayer(Policy(retry_budget=1), **options)
     assert (layer.policy.form, layer.policy.loop_action, layer.policy.retry_budget) == ("c1", "block", 1)

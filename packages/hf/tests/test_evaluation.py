@@ -117,13 +117,24 @@ def test_harness_views() -> None:
     assert f"Failed call: search_flights({failed_args})" in reflect[-1].content
     assert "Do not repeat the failed call with the same arguments." in reflect[-1].content
     failed_text = FMT.call_text("search_flights", scenario.failed_arguments("fixable"))
-    for harness in ("ban", "abstract+ban", "c3+ban"):
+    for harness in ("ban", "abstract+ban", "c3+ban", "small-local"):
         assert views[harness].banned == (failed_text,)
+    assert views["small-local"].messages == views["abstract"].messages  # fixable: abstract
     assert views["ban"].messages == failure
     assert views["abstract+ban"].messages == views["abstract"].messages
     # the abstract form withholds the failed call's argument string (values the error names stay)
     assert failed_args not in views["abstract"].messages[-1].content
     assert failed_text not in views["abstract"].messages[-1].content
+
+
+def test_small_local_keeps_the_transient_call_and_hides_the_unrecoverable_one() -> None:
+    scenario = _scenario()
+    transient = scenario.messages("transient")
+    view = build_view("small-local", transient, tool_safety=SAFETY)
+    assert view.messages == build_view("c3", transient, tool_safety=SAFETY).messages and view.banned == ()
+    unrecoverable = scenario.messages("unrecoverable")
+    view = build_view("small-local", unrecoverable, tool_safety=SAFETY)
+    assert view.messages == build_view("abstract", unrecoverable, tool_safety=SAFETY).messages
 
 
 def test_transient_failures_are_not_banned_and_control_is_unchanged() -> None:
@@ -611,7 +622,8 @@ def test_model_demo_on_a_tiny_model(
     assert "What changed" in printed and "probability of re-emitting the failed call" in printed
     assert "When the model must call" in printed and "the failed arguments written again" in printed
     results = json.loads((tmp_path / "demo.json").read_text())
-    assert results["config"]["harnesses"] == ["c0", "c3+ban"]
+    assert results["config"]["harnesses"] == ["c0", "small-local"]
+    assert "toolerr here is its profile for this model, small-local" in printed
     assert len(results["decision"]["records"]) == 6 * 3 * 2
 
 

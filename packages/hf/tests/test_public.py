@@ -16,10 +16,14 @@ def test_all() -> None:
         "ModelNotFoundError",
         "ParsedCall",
         "ParsedOutput",
+        "SMALL_MODEL_IDS",
+        "SMALL_MODEL_PARAMETERS",
         "TokenTexts",
+        "auto_form",
         "default_model_path",
         "load_default_model",
         "load_model",
+        "model_parameters",
     ]
     for name in toolerr_hf.__all__:
         assert getattr(toolerr_hf, name) is not None

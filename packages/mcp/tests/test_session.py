@@ -286,6 +286,14 @@ def test_forms_that_need_user_turns_are_refused(form: str) -> None:
         RecoveringSession(object.__new__(ClientSession), form=form)
 
 
+def test_forms_per_kind_are_accepted_when_each_is_c0_or_c1() -> None:
+    session = RecoveringSession(object.__new__(ClientSession), form={"transient": "c1", "default": "c0"})
+    assert session.policy.form_for("transient") == "c1" and session.policy.form_for("fixable") == "c0"
+    for form in ({"transient": "c1", "fixable": "abstract"}, "small-local"):
+        with pytest.raises(ValueError, match="cannot be delivered by MCP"):
+            RecoveringSession(object.__new__(ClientSession), form=form)
+
+
 def test_needs_a_session() -> None:
     with pytest.raises(TypeError):
         RecoveringSession(object())

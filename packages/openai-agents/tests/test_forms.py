@@ -97,6 +97,25 @@ def test_decision_step_input_is_exact(mode: str, kind: str, form: str) -> None:
     assert records[0].changed is (guidance is not None and form not in ("c0", "c1"))
 
 
+@pytest.mark.parametrize("kind", list(CASES))
+def test_a_form_per_kind_delivers_each_kind_in_its_own_form(mode: str, kind: str) -> None:
+    city, exception, _, _ = CASES[kind]
+    form = "c1" if kind == "fixable" else "c3"
+    tools = Tools({city: exception})
+    model = scripted([call("get_weather", {"city": city}, "c1")], [done()])
+    records: list[DetectionRecord] = []
+    recovery = ToolErrorRecovery(form={"fixable": "c1", "default": "c3"}, on_record=records.append)
+    agent = Agent(
+        name="weather", instructions="Answer with the weather.", model=model, tools=[tools.weather()]
+    )
+
+    result = run_agent(mode, agent, f"Weather in {city}?", run_config=recovery.run_config())
+
+    assert [c.input for c in model.calls][1] == _expected(kind, form)
+    assert result.to_input_list()[:3] == _expected(kind, "c1" if form == "c1" else "c0")
+    assert [(r.kind, r.form) for r in records] == [(kind, form)]
+
+
 def test_the_default_is_c3_and_sdk_text_is_replaced(mode: str) -> None:
     tools = Tools({"Oslo": PermissionError(13, "Permission denied")})
     model = scripted([call("get_weather", {"city": "Oslo"}, "c1")], [done()])

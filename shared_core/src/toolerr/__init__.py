@@ -36,7 +36,8 @@ from ._ledger import (
     decide_loop,
     exact_arguments,
 )
-from ._policy import POLICY_OPTIONS, Policy, PolicyOptions, safety_from_annotations
+from ._policy import POLICY_OPTIONS, FormSpec, Policy, PolicyOptions, resolve_forms, safety_from_annotations
+from ._profiles import PROFILES, Profile
 from ._render import (
     GUIDANCE,
     GUIDANCE_CHECK_FIRST,
@@ -87,6 +88,7 @@ __all__ = [
     "KINDS",
     "NOTE_PREFIX",
     "POLICY_OPTIONS",
+    "PROFILES",
     "WIRE_FORMATS",
     "BanCursor",
     "ConversationRun",
@@ -97,6 +99,7 @@ __all__ = [
     "FailedCall",
     "FailureLedger",
     "Form",
+    "FormSpec",
     "Kind",
     "LoopAction",
     "LoopDecision",
@@ -105,6 +108,7 @@ __all__ = [
     "Policy",
     "PolicyOptions",
     "PreparedVocabulary",
+    "Profile",
     "RepeatReport",
     "ResultDelivery",
     "Rewrite",
@@ -138,6 +142,7 @@ __all__ = [
     "register_special_tokens",
     "render_abstract",
     "render_note",
+    "resolve_forms",
     "responses_to_messages",
     "rewrite",
     "rewrite_anthropic",

@@ -116,6 +116,8 @@ class Delivery:
     """The full note (runtime note, abstract description or loop note) for C2-C4/abstract."""
     suffix: str | None
     """What C1 appends to the tool message after a line break (guidance, or loop reason and guidance)."""
+    form: Form | None = None
+    """The form of this failure (its kind's form); ``None``: the form given to :func:`apply_form`."""
 
     @property
     def actionable(self) -> bool:
@@ -136,35 +138,52 @@ def _ends_with(content: Any, text: str) -> bool:
     return content_text(content).endswith(text)
 
 
+_REMOVING: tuple[Form, ...] = ("c2", "c4", "abstract")
+
+
 def apply_form(
     messages: Sequence[Message], step: DecisionStep, deliveries: Sequence[Delivery], form: Form
 ) -> tuple[list[Message], set[int]]:
-    """Apply ``form`` to the decision step. Returns the new list and the indices (in the
-    input) of the results whose delivery changed the conversation."""
+    """Apply the forms to the decision step: each delivery's own ``form`` (its kind's form),
+    else ``form``. Returns the new list and the indices (in the input) of the results whose
+    delivery changed the conversation.
+
+    The rule for a step whose failures have different forms (DELIVERY.md section 4): a
+    failure in ``c0`` is left as it is; one in ``c1`` gets its guidance appended to its own
+    tool result; one in ``c2``, ``c4`` or ``abstract`` has its call and result removed (the
+    other calls of the assistant message stay, each paired with its result); one in ``c3``
+    keeps its call and result. The notes of every failure in ``c2``, ``c3``, ``c4`` and
+    ``abstract``, each rendered in its own form, are joined in message order into one user
+    turn: placed as C3 places it when no failure is removed, as C2 does when every removed
+    failure is in ``c2``, else as C4 does (a new user message at the end). With one form for
+    every failure this is exactly that form.
+    """
     out = list(messages)
-    active = [d for d in deliveries if d.actionable]
-    if form == "c0" or not active or step.rewritten:
+    active = [d for d in deliveries if d.actionable and (d.form or form) != "c0"]
+    if not active or step.rewritten:
         return out, set()
 
-    if form == "c1":
-        changed: set[int] = set()
-        for delivery in active:
-            message = delivery.result.message
-            if delivery.suffix is None or _ends_with(message.content, delivery.suffix):
-                continue
-            content = append_text(message.content, delivery.suffix, "\n")
-            if content is None:
-                continue
-            out[delivery.result.index] = replace(message, content=content)
-            changed.add(delivery.result.index)
+    changed: set[int] = set()
+    for delivery in active:
+        if (delivery.form or form) != "c1":
+            continue
+        message = delivery.result.message
+        if delivery.suffix is None or _ends_with(message.content, delivery.suffix):
+            continue
+        content = append_text(message.content, delivery.suffix, "\n")
+        if content is None:
+            continue
+        out[delivery.result.index] = replace(message, content=content)
+        changed.add(delivery.result.index)
+
+    noted = [d for d in active if (d.form or form) != "c1" and d.note]
+    if not noted:
         return out, changed
+    notes = "\n\n".join(d.note for d in noted if d.note)
+    removing = [d for d in noted if (d.form or form) in _REMOVING]
+    touched = changed | {d.result.index for d in noted}
 
-    notes = "\n\n".join(d.note for d in active if d.note)
-    if not notes:
-        return out, set()
-    touched = {d.result.index for d in active}
-
-    if form == "c3":
+    if not removing:  # C3: the exchange kept, the notes in the next user turn
         last_result = max(r.index for r in step.results)
         user_index = next(
             (i for i in range(step.assistant_index + 1, len(out)) if out[i].role == "user"), None
@@ -178,8 +197,8 @@ def apply_form(
         return out, touched
 
     # c2, c4, abstract: the failed calls and their results are removed, pairs kept intact.
-    removed_results = touched
-    removed_calls = {d.result.call_index for d in active if d.result.call_index is not None}
+    removed_results = {d.result.index for d in removing}
+    removed_calls = {d.result.call_index for d in removing if d.result.call_index is not None}
     assistant = out[step.assistant_index]
     kept_calls = tuple(c for i, c in enumerate(assistant.tool_calls) if i not in removed_calls)
     new_out: list[Message] = []
@@ -192,7 +211,8 @@ def apply_form(
             new_out.append(replace(assistant, tool_calls=kept_calls))
             continue
         new_out.append(message)
-    if form == "c2" and new_out and new_out[-1].role == "user":
+    all_c2 = all((d.form or form) == "c2" for d in removing)
+    if all_c2 and new_out and new_out[-1].role == "user":
         content = append_text(new_out[-1].content, notes, "\n\n")
         if content is not None:
             new_out[-1] = replace(new_out[-1], content=content)

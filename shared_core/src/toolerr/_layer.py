@@ -36,7 +36,7 @@ from ._forms import (
     pair_results,
 )
 from ._ledger import FailureLedger, LoopDecision, RepeatReport, decide_loop
-from ._policy import Policy, PolicyOptions
+from ._policy import FormSpec, Policy, PolicyOptions
 from ._render import guidance_for, render_abstract, render_loop_note, render_note
 from ._types import NOT_FAILED, Form, Kind, Message, ToolCall, Verdict, content_text, parse_arguments
 
@@ -774,14 +774,15 @@ class ToolErrorLayer:
             loop=loop,
             report=report,
         )
-        delivered = out.c1_content if policy.form == "c1" else content
+        form = policy.form_for(delivery.kind)
+        delivered = out.c1_content if form == "c1" else content
         changed = delivered is not content
         if changed and call_id is not None:  # the delivered result is the same failure
             state.remember(call_id, _fingerprint(delivered), verdict)
         if emit:
-            record = self._record(delivery, policy.form, changed, report)
+            record = self._record(delivery, form, changed, report)
         else:
-            record = self._make_record(delivery, policy.form, changed, report)
+            record = self._make_record(delivery, form, changed, report)
         return dataclasses.replace(out, content=delivered, changed=changed, record=record)
 
     # -- delivery ---------------------------------------------------------------
@@ -795,17 +796,18 @@ class ToolErrorLayer:
         kind = verdict.kind
         if result.call is not None and verdict.kind is not None:
             kind = ledger.effective_kind(result.call.name, result.call.arguments, verdict)
+        form = policy.form_for(kind)
         guidance = guidance_for(kind, verdict, retry_safe=policy.retry_safe(result.name, verdict))
         loop = decide_loop(report, loop_action=policy.loop_action) if report is not None else None
         if loop is not None and loop.action == "stop":
             raise ToolLoopError(loop)
         if loop is not None and loop.action in ("note", "block"):
             text = render_loop_note(loop.reason, guidance)
-            return Delivery(result, verdict, kind, guidance, text, text)
+            return Delivery(result, verdict, kind, guidance, text, text, form)
         if guidance is None:
-            return Delivery(result, verdict, kind, None, None, None)
+            return Delivery(result, verdict, kind, None, None, None, form)
         error = content_text(result.message.content)
-        if policy.form == "abstract":
+        if form == "abstract":
             note = render_abstract(
                 result.name,
                 result.arguments,
@@ -824,7 +826,7 @@ class ToolErrorLayer:
                 raw=result.raw_arguments,
                 max_chars=policy.max_error_chars,
             )
-        return Delivery(result, verdict, kind, guidance, note, guidance)
+        return Delivery(result, verdict, kind, guidance, note, guidance, form)
 
     def rewrite(self, messages: Sequence[Message], *, run: object | None = None) -> Rewrite:
         """Apply the policy's form to the messages of one model call.
@@ -864,10 +866,13 @@ class ToolErrorLayer:
         deliveries = [
             self._delivery(result, verdict, ledger, reports.get(result.index)) for result, verdict in failed
         ]
-        form = self.policy.form
-        out, changed = apply_form(messages, step, deliveries, form)
+        policy = self.policy
+        out, changed = apply_form(messages, step, deliveries, policy.form_for(None))
         records = tuple(
-            self._record(d, form, d.result.index in changed, reports.get(d.result.index)) for d in deliveries
+            self._record(
+                d, d.form or policy.form_for(d.kind), d.result.index in changed, reports.get(d.result.index)
+            )
+            for d in deliveries
         )
         return Rewrite(out, bool(changed), records, ledger=ledger)
 
@@ -977,7 +982,7 @@ def exception_text(exception: BaseException) -> str:
     return f"{name}: {message}" if message else name
 
 
-def rewrite(messages: Sequence[Message], form: Form | str = "c3", **options: Any) -> list[Message]:
+def rewrite(messages: Sequence[Message], form: FormSpec = "c3", **options: Any) -> list[Message]:
     """Rewrite a message list with a one-off layer: the plain-function entry point."""
     return ToolErrorLayer(Policy.coerce(form=form, **options)).rewrite(messages).messages
 

@@ -4,13 +4,23 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from types import MappingProxyType
-from typing import Any, TypedDict, get_args
+from typing import Any, TypeAlias, TypedDict, get_args
 
 from ._names import describe_forms
+from ._profiles import PROFILES
 from ._render import DEFAULT_MAX_ERROR_CHARS
-from ._types import FORMS, Form, LoopAction, ToolSafety, Verdict
+from ._types import FORMS, KINDS, Form, Kind, LoopAction, ToolSafety, Verdict
+
+FormSpec: TypeAlias = str | Mapping[str, str]
+"""What ``form=`` accepts: one form for every kind (``c0`` ... ``abstract``), the name of a
+profile (:data:`toolerr.PROFILES`), or a mapping from kind (and optionally ``default``) to
+form."""
+
+DEFAULT_FORM: Form = "c3"
+"""The form of a kind that a per-kind mapping leaves out (unless it gives ``default``)."""
+
 
 _LOOP_ACTIONS: tuple[LoopAction, ...] = get_args(LoopAction)
 _SAFETIES: tuple[ToolSafety, ...] = get_args(ToolSafety)
@@ -26,7 +36,8 @@ class PolicyOptions(TypedDict, total=False):
     :class:`Policy` for their meaning and defaults. A value of ``None`` counts as not given.
     """
 
-    form: Form
+    form: FormSpec
+    profile: str
     retry_budget: int
     loop_action: LoopAction
     tool_safety: Mapping[str, ToolSafety]
@@ -42,7 +53,13 @@ class Policy:
     """How toolerr delivers failures.
 
     ``form``: ``c0`` (detect and record only), ``c1``, ``c2``, ``c3`` (default, the
-    measured aggregate best), ``c4`` or ``abstract``. ``retry_budget``: exact retries of a
+    measured aggregate best), ``c4`` or ``abstract`` for every kind; or a mapping from kind
+    to form (``{"transient": "c3", "fixable": "abstract"}``; a kind left out gets the
+    mapping's ``default`` key, else ``c3``); or the name of a profile (:data:`PROFILES`,
+    e.g. ``small-local``). ``profile``: a profile's name, instead of ``form`` (it wins over
+    ``form``). After construction ``form`` is one form when every kind gets the same, else
+    a read-only mapping over every kind; :meth:`form_for` gives a kind's form.
+    ``retry_budget``: exact retries of a
     transient failure that count as correct before it counts as unrecoverable.
     ``loop_action``: ``note``, ``block`` or ``stop``. ``tool_safety``: per tool name,
     ``read_only``, ``idempotent`` or ``unsafe``; a transient failure with an unknown
@@ -50,18 +67,19 @@ class Policy:
     ``max_error_chars``: cap on error text restated in a note.
     """
 
-    form: Form = "c3"
+    form: FormSpec = DEFAULT_FORM
     retry_budget: int = 3
     loop_action: LoopAction = "note"
     tool_safety: Mapping[str, ToolSafety] = field(default_factory=dict)
     max_error_chars: int = DEFAULT_MAX_ERROR_CHARS
     client: str = "generic"
+    profile: InitVar[str | None] = None
 
-    def __post_init__(self) -> None:
-        form = str(self.form).lower()
-        if form not in FORMS:
-            raise ValueError(f"unknown form {self.form!r}; expected one of: {describe_forms()}")
-        object.__setattr__(self, "form", form)
+    def __post_init__(self, profile: str | None) -> None:
+        forms = resolve_forms(self.form if profile is None else profile)
+        first = forms[KINDS[0]]
+        single = all(value == first for value in forms.values())
+        object.__setattr__(self, "form", first if single else MappingProxyType(forms))
         if self.loop_action not in _LOOP_ACTIONS:
             raise ValueError(f"unknown loop_action {self.loop_action!r}; expected note, block or stop")
         if not isinstance(self.retry_budget, int) or self.retry_budget < 0:
@@ -75,6 +93,20 @@ class Policy:
                     f"tool_safety[{tool!r}] = {value!r}; expected read_only, idempotent or unsafe"
                 )
         object.__setattr__(self, "tool_safety", MappingProxyType(safety))
+
+    def form_for(self, kind: Kind | None) -> Form:
+        """The form delivered for a failure of ``kind`` (the effective kind: a transient
+        failure past its retry budget is unrecoverable); ``None`` counts as ambiguous."""
+        form: Any = self.form  # validated in __post_init__: a Form, or a mapping over KINDS
+        if isinstance(form, str):
+            return form  # type: ignore[return-value]
+        chosen: Form = form[kind or "ambiguous"]
+        return chosen
+
+    @property
+    def forms(self) -> Mapping[Kind, Form]:
+        """The form of every kind."""
+        return MappingProxyType({kind: self.form_for(kind) for kind in KINDS})
 
     def with_tool_safety(self, safety: Mapping[str, ToolSafety]) -> Policy:
         """A copy with more per-tool safety facts (those given explicitly by the user win)."""
@@ -105,6 +137,52 @@ class Policy:
         if not options:
             return policy
         return dataclasses.replace(policy, **options)
+
+
+def _form_named(value: Any) -> Form | None:
+    if not isinstance(value, str):
+        return None
+    name = value.strip().lower()
+    return next((form for form in FORMS if form == name), None)
+
+
+def resolve_forms(spec: Any) -> dict[Kind, Form]:
+    """The form of every kind for what ``form=`` accepts (see :data:`FormSpec`).
+    Raises :class:`ValueError` naming the forms when it is none of them."""
+    given: Mapping[Any, Any]
+    if isinstance(spec, str):
+        single = _form_named(spec)
+        if single is not None:
+            return dict.fromkeys(KINDS, single)
+        profile = PROFILES.get(spec.strip().lower())
+        if profile is None:
+            raise ValueError(
+                f"unknown form {spec!r}; expected one of {describe_forms()}; a profile "
+                f"({', '.join(PROFILES)}); or a mapping from kind ({', '.join(KINDS)}) to form"
+            )
+        given = profile.forms
+    elif isinstance(spec, Mapping):
+        given = spec
+    else:
+        raise ValueError(
+            "form must be a form name, a profile name or a mapping from kind to form, "
+            f"got {type(spec).__name__}"
+        )
+    keys = {str(key).strip().lower(): value for key, value in given.items()}
+    unknown = [key for key in keys if key not in KINDS and key != "default"]
+    if unknown:
+        raise ValueError(
+            f"unknown kind {unknown[0]!r} in form mapping; expected kinds {', '.join(KINDS)} or 'default'"
+        )
+    resolved: dict[Kind, Form] = {}
+    default = keys.get("default", DEFAULT_FORM)
+    for kind in KINDS:
+        value = keys.get(kind, default)
+        form = _form_named(value)
+        if form is None:
+            raise ValueError(f"unknown form {value!r} for kind {kind!r}; expected one of {describe_forms()}")
+        resolved[kind] = form
+    return resolved
 
 
 def safety_from_annotations(annotations: Any) -> ToolSafety | None:

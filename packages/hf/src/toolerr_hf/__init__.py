@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ._auto import SMALL_MODEL_IDS, SMALL_MODEL_PARAMETERS, auto_form, model_parameters
 from ._backend import Generation, LocalToolModel
 from ._decoder_ban import FailedCallBan
 from ._format import HermesFormat, InvalidCall, ParsedCall, ParsedOutput
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
     from ._langchain import ChatLocalModel
 
 __all__ = [
+    "SMALL_MODEL_IDS",
+    "SMALL_MODEL_PARAMETERS",
     "ChatLocalModel",
     "FailedCallBan",
     "Generation",
@@ -33,9 +36,11 @@ __all__ = [
     "ParsedCall",
     "ParsedOutput",
     "TokenTexts",
+    "auto_form",
     "default_model_path",
     "load_default_model",
     "load_model",
+    "model_parameters",
 ]
 
 __version__ = "0.1.0"

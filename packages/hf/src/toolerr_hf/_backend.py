@@ -21,8 +21,10 @@ from typing import Any, Literal
 
 import torch
 from toolerr import (
+    PROFILES,
     DetectionRecord,
     FailureLedger,
+    FormSpec,
     Message,
     ToolCall,
     ToolErrorLayer,
@@ -31,6 +33,7 @@ from toolerr import (
 )
 from transformers import LogitsProcessorList, StoppingCriteria, StoppingCriteriaList
 
+from ._auto import resolve_form
 from ._decoder_ban import FailedCallBan
 from ._format import HermesFormat, InvalidCall, ParsedCall, ParsedOutput
 from ._vocab import TokenStream, TokenTexts
@@ -127,6 +130,9 @@ class LocalToolModel:
     embedded default, loaded with :func:`toolerr_hf.load_default_model`).
     ``layer``: a :class:`toolerr.ToolErrorLayer` whose form is applied to every
     conversation before it is rendered (``None``: the conversation is shown as given).
+    ``form``: instead of ``layer``, a layer with this form: a form, a per-kind mapping, a
+    profile name (:data:`toolerr.PROFILES`) or ``"auto"`` (``small-local`` for a small model,
+    ``study-c3`` otherwise: :func:`toolerr_hf.auto_form`; the choice is :attr:`profile`).
     ``ban``: make the exact strings of earlier failed calls unreachable while a call is
     written. ``stop_after_call``: end the reply when the first call is closed (small
     models tend to go on with made-up results). ``system_prompt``: prepended to the
@@ -141,6 +147,7 @@ class LocalToolModel:
         *,
         format: HermesFormat | None = None,
         layer: ToolErrorLayer | None = None,
+        form: FormSpec | None = None,
         ban: bool = True,
         max_new_tokens: int = 256,
         stop_after_call: bool = True,
@@ -157,6 +164,15 @@ class LocalToolModel:
         self.model = model
         self.tokenizer = tokenizer
         self.format = format or HermesFormat()
+        self.profile: str | None = None
+        """The profile ``form`` named or ``"auto"`` chose (``None``: none)."""
+        if form is not None:
+            if layer is not None:
+                raise ValueError("give layer or form, not both")
+            form = resolve_form(form, model)
+            if isinstance(form, str) and form.strip().lower() in PROFILES:
+                self.profile = form.strip().lower()
+            layer = ToolErrorLayer(form=form)
         self.layer = layer
         self.ban = ban
         self.max_new_tokens = max_new_tokens

@@ -113,7 +113,8 @@ def _failed_strings(model: LocalToolModel, failed: Any) -> list[str]:
 class ChatLocalModel(BaseChatModel):
     """A LangChain chat model on a local transformers model, with tool calling.
 
-    ``ChatLocalModel()`` runs the embedded default (SmolLM2-135M-Instruct); pass
+    ``ChatLocalModel()`` runs the embedded default (SmolLM2-135M-Instruct; ``form="auto"``
+    gives it toolerr's measured profile for it, ``small-local``); pass
     ``backend=LocalToolModel(model, tokenizer, layer=..., ban=...)`` for another model or
     policy. ``tool_choice`` is the default when ``bind_tools`` gets none: ``auto`` (the
     model decides), ``required`` (every reply is a call), ``none`` or a tool name.
@@ -128,6 +129,13 @@ class ChatLocalModel(BaseChatModel):
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     backend: Any = Field(default=None, description="The LocalToolModel (None: the embedded default model).")
+    form: Any = Field(
+        default=None,
+        description=(
+            "With no backend: the delivery form of the embedded default's layer (a form, a "
+            "per-kind mapping, a profile name or 'auto'); None: no layer."
+        ),
+    )
     tool_choice: str | None = "auto"
     max_new_tokens: int | None = None
     model_name: str = "toolerr-local"
@@ -135,7 +143,9 @@ class ChatLocalModel(BaseChatModel):
     @model_validator(mode="after")
     def _load_backend(self) -> ChatLocalModel:
         if self.backend is None:
-            self.backend = LocalToolModel()
+            self.backend = LocalToolModel() if self.form is None else LocalToolModel(form=self.form)
+        elif self.form is not None:
+            raise ValueError("give backend or form, not both (pass form= to the LocalToolModel)")
         elif not isinstance(self.backend, LocalToolModel):
             raise TypeError(f"backend must be a toolerr_hf.LocalToolModel, not {type(self.backend).__name__}")
         return self

@@ -3,7 +3,9 @@
 A short run of the evaluation (``toolerr eval``): one scenario of each of the six tools,
 each failing with a transient, a fixable and an unrecoverable error. The model's next
 action is decoded greedily under the standard harness (the failure shown as the client
-sent it, C0) and under toolerr's local default (form C3 plus the decoder ban), scored,
+sent it, C0) and under the profile toolerr uses for the embedded model (``small-local``:
+transient failures in C3, fixable and unrecoverable ones in the abstract form, plus the
+decoder ban; see ``toolerr.PROFILES``), scored,
 and printed side by side with what changed; then the teacher-forced probe shows how the
 failure record moves the probability of repeating the failed call. A few minutes on two
 CPU cores.
@@ -22,7 +24,7 @@ from typing import IO, Any
 __all__ = ["demo_arguments", "print_demo", "run_model_demo"]
 
 STANDARD = "c0"
-TOOLERR = "c3+ban"
+TOOLERR = "small-local"
 KINDS = ("transient", "fixable", "unrecoverable")
 
 
@@ -63,6 +65,12 @@ def print_demo(results: Mapping[str, Any], out: IO[str]) -> None:
     records = decision["records"]
     write("\ntoolerr demo: the same failed tool calls, standard harness vs toolerr\n")
     write(f"model: {results['config']['model']}; greedy decoding; one scenario per tool\n")
+    write(
+        "toolerr here is its profile for this model, small-local: a transient failure keeps the\n"
+        "failed call in view with a runtime note (C3), so the model can retry it; a fixable or\n"
+        "unrecoverable one is replaced by a description without the failed arguments (abstract)\n"
+        "and the failed call is banned at the decoder.\n"
+    )
     write("=" * 78 + "\n")
     write(f"{'kind':<15}{'correct next action':>22}{'exact repeats':>18}{'stop in prose':>16}\n")
     write(f"{'':<15}{'standard -> toolerr':>22}{'std -> toolerr':>18}{'std -> toolerr':>16}\n")

@@ -20,6 +20,8 @@ from toolerr import Policy, ToolErrorLayer, WireRewrite
 if TYPE_CHECKING:
     from litellm.caching.dual_cache import DualCache
     from litellm.proxy._types import UserAPIKeyAuth
+    from toolerr import PolicyOptions
+    from typing_extensions import Unpack
 
 logger = logging.getLogger("toolerr")
 
@@ -96,7 +98,7 @@ class ToolErrorCallback(CustomLogger):
         model_groups: Mapping[str, Mapping[str, Any]] | None = None,
         request_overrides: bool = True,
         header: bool = True,
-        **options: Any,
+        **options: Unpack[PolicyOptions],
     ) -> None:
         super().__init__()
         self.policy = Policy.coerce(policy, **options)

@@ -99,7 +99,7 @@ class CallRecovery:
                 options["loop_action"] = "note"
         options["client"] = "mcp"
         base = Policy.coerce(policy, **options)
-        if base.form not in FORMS:
+        if any(form not in FORMS for form in base.forms.values()):  # one form, or one per kind
             raise ValueError(
                 f"form {base.form!r} cannot be delivered by MCP: a tool result cannot add user turns. "
                 "Use 'c1' (guidance appended to the result) or 'c0' (classification under _meta only); "

@@ -168,7 +168,7 @@ class ToolErrorRecovery:
             text = f"Error: {text}"
         text = clean_text(text, self.policy.max_error_chars)
         self.layer.remember(call_id, verdict, text, run=run)
-        if self.policy.form != "c1":
+        if "c1" not in self.policy.forms.values():  # no kind is delivered in C1
             return text
         ledger = snapshot.ledger(self.layer).copy() if snapshot else FailureLedger(self.policy.retry_budget)
         delivery = self.layer.deliver_result(

@@ -30,7 +30,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 from pydantic_ai.capabilities import AbstractCapability
@@ -54,6 +54,10 @@ from toolerr import (
 )
 
 from ._convert import CLIENT, MessageCache, call_of, to_conversation, tool_return_text
+
+if TYPE_CHECKING:
+    from toolerr import PolicyOptions
+    from typing_extensions import Unpack
 
 __all__ = ["ToolErrors"]
 
@@ -117,22 +121,10 @@ class ToolErrors(AbstractCapability[Any]):
         self,
         policy: Policy | None = None,
         *,
-        form: str | None = None,
-        retry_budget: int | None = None,
-        loop_action: str | None = None,
-        tool_safety: Mapping[str, str] | None = None,
-        max_error_chars: int | None = None,
         on_record: Callable[[DetectionRecord], None] | None = None,
+        **options: Unpack[PolicyOptions],
     ) -> None:
-        self.policy = Policy.coerce(
-            policy,
-            form=form,
-            retry_budget=retry_budget,
-            loop_action=loop_action,
-            tool_safety=dict(tool_safety) if tool_safety is not None else None,
-            max_error_chars=max_error_chars,
-            client=CLIENT,
-        )
+        self.policy = Policy.coerce(policy, client=CLIENT, **options)
         self.on_record = on_record
         self._run: _RunState | None = None
         # Runs whose hooks reach this shared instance without for_run (defensive).

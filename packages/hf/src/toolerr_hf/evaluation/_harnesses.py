@@ -55,6 +55,7 @@ Harness = Literal[
     "clean-restart",
     "reflect",
     "adk-reflect",
+    "small-local",
 ]
 
 HARNESSES: tuple[Harness, ...] = get_args(Harness)
@@ -68,11 +69,12 @@ LABELS: Mapping[str, str] = {
     "abstract": "abstract description",
     "ban": "C0 + decoder ban",
     "abstract+ban": "abstract + decoder ban",
-    "c3+ban": "C3 + decoder ban (toolerr local default)",
+    "c3+ban": "C3 + decoder ban",
     "instruction": "C0 + 'do not repeat' instruction",
     "clean-restart": "clean restart (failed attempt deleted)",
     "reflect": "reflect-and-retry checklist",
     "adk-reflect": "ADK ReflectAndRetryToolPlugin (its exact text)",
+    "small-local": "per kind: transient C3, others abstract, + ban (toolerr local default)",
 }
 
 INSTRUCTION = "Do not repeat the call that failed."
@@ -92,8 +94,9 @@ _FORMS: Mapping[str, str] = {
     "clean-restart": "c0",
     "reflect": "c0",
     "adk-reflect": "c0",
+    "small-local": "small-local",
 }
-_BANNING = frozenset({"ban", "abstract+ban", "c3+ban"})
+_BANNING = frozenset({"ban", "abstract+ban", "c3+ban", "small-local"})
 
 
 @dataclass(frozen=True)
