@@ -19,8 +19,8 @@ import dataclasses
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from google.adk.agents.callback_context import CallbackContext
 from google.adk.agents.invocation_context import InvocationContext
@@ -41,6 +41,10 @@ from toolerr import (
 )
 
 from ._convert import CLIENT, response_content, to_conversation
+
+if TYPE_CHECKING:
+    from toolerr import PolicyOptions
+    from typing_extensions import Unpack
 
 __all__ = ["ToolErrorPlugin"]
 
@@ -89,24 +93,16 @@ class ToolErrorPlugin(BasePlugin):
         policy: Policy | None = None,
         *,
         name: str = "toolerr",
-        form: str | None = None,
-        retry_budget: int | None = None,
-        loop_action: str | None = None,
-        tool_safety: Mapping[str, str] | None = None,
-        max_error_chars: int | None = None,
         on_record: Callable[[DetectionRecord], None] | None = None,
+        **options: Unpack[PolicyOptions],
     ) -> None:
         super().__init__(name)
         self.on_record = on_record
         self.layer = ToolErrorLayer(
             policy,
             on_record=self._record,
-            form=form,
-            retry_budget=retry_budget,
-            loop_action=loop_action,
-            tool_safety=dict(tool_safety) if tool_safety is not None else None,
-            max_error_chars=max_error_chars,
             client=CLIENT,
+            **options,
         )
         self._snapshots: OrderedDict[tuple[str, str], _Snapshot] = OrderedDict()
         self._lock = threading.Lock()
