@@ -325,6 +325,8 @@ RELEASE_TOOLS = ["build>=1.2,<2", "twine>=5,<8", "hatchling>=1.24,<2", *TEST_TOO
 # seconds once the frameworks are in pip's cache).
 CLONE_LINES_CHECKED = ("shared_core", "packages/langchain")
 SMOKE = "tests/smoke_wheel.py"
+# offline, for the import check and the smoke scripts: no model hub, no LiteLLM price-list fetch
+SMOKE_ENV = {"HF_HUB_OFFLINE": "1", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
 
 
 def _distributions() -> list[Path]:
@@ -426,8 +428,8 @@ def wheels(session: nox.Session) -> None:
             "assert p.__version__ == m.version('{name}'), (p.__version__, m.version('{name}'));"
             "assert p.__file__.startswith(sys.prefix), p.__file__"
         ).format(**project)
-        session.run(str(python), "-c", check, external=True)
-        session.run(str(python), str(script), external=True, env={"HF_HUB_OFFLINE": "1"})
+        session.run(str(python), "-c", check, external=True, env=SMOKE_ENV)
+        session.run(str(python), str(script), external=True, env=SMOKE_ENV)
         session.chdir(ROOT)
         session.log(f"{project['name']}: from the wheels, smoke-tested, in {time.monotonic() - begun:.0f}s")
 
@@ -440,7 +442,7 @@ def wheels(session: nox.Session) -> None:
         activate = f". {python.parent / 'activate'} && cd {ROOT} && "
         session.run("bash", "-c", activate + line, external=True, env={"PIP_NO_COMPILE": "1"})
         session.chdir(work)
-        session.run(str(python), str(ROOT / relative / SMOKE), external=True)
+        session.run(str(python), str(ROOT / relative / SMOKE), external=True, env=SMOKE_ENV)
         session.chdir(ROOT)
         session.log(f"README line for {relative}: smoke-tested in {time.monotonic() - begun:.0f}s")
     session.log(f"wheels: {time.monotonic() - started:.0f}s in all")

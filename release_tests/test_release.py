@@ -136,12 +136,25 @@ def test_project_urls(directory: Path) -> None:
     }
 
 
+def _is_type_checking_block(node: ast.AST) -> bool:
+    """``if TYPE_CHECKING:`` or ``if typing.TYPE_CHECKING:`` (without an ``else``)."""
+    if not isinstance(node, ast.If) or node.orelse:
+        return False
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
 def _third_party_imports(directory: Path) -> dict[str, str]:
     """Top-level third-party module -> a file that imports it (``import_module`` strings too)."""
     found: dict[str, str] = {}
     for path in sorted(_module(directory).rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
+        typing_only = {id(n) for n in ast.walk(tree) if _is_type_checking_block(n) for n in ast.walk(n)}
         for node in ast.walk(tree):
+            if id(node) in typing_only:
+                continue  # ``if TYPE_CHECKING:`` imports run under the type checker only
             names: list[str] = []
             if isinstance(node, ast.Import):
                 names = [a.name for a in node.names]

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import toolerr
 import toolerr_google_adk
 from adk_support import ScriptedLlm, dump, make_runner, run
 from google.adk.agents import LlmAgent
@@ -29,6 +30,7 @@ from toolerr_google_adk import ToolErrorPlugin
 
 def test_all() -> None:
     assert toolerr_google_adk.__all__ == ["ToolErrorPlugin"]
+    assert toolerr_google_adk.__version__ == toolerr.__version__
     assert all(hasattr(toolerr_google_adk, name) for name in toolerr_google_adk.__all__)
 
 

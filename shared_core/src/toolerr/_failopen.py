@@ -1,4 +1,4 @@
-"""Fail open, never silently (DELIVERY.md section 7).
+"""Fail open, never silently (the contract's "Visibility and safety").
 
 Where toolerr swallows an exception so that the user's agent goes on (detection that cannot
 read a content, classification that breaks, a hostile object whose ``__str__`` raises), it

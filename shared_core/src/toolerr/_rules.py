@@ -888,7 +888,11 @@ WORDS: tuple[Word, ...] = (
     Word("non-zero exit status", None, "exit_code", None, "Python CalledProcessError"),
     Word("uota exceeded", None, "quota", None, "quota without a period: the 429 or gRPC code decides"),
     Word(
-        "Name or service not known", T, "dns", NE, "strerror(EAI_NONAME); DELIVERY.md 3: DNS is turned away"
+        "Name or service not known",
+        T,
+        "dns",
+        NE,
+        "strerror(EAI_NONAME); the contract's Classification: DNS is turned away",
     ),
     Word("nodename nor servname", T, "dns", NE, "macOS EAI_NONAME"),
     # --- outcome hints (kind-less): the connection was never made ---
@@ -1166,7 +1170,9 @@ ERRNO: dict[str, CodeRule] = {
     "EISDIR": CodeRule(F, "is_directory", None, "is a directory (a path the caller gave)"),
     "EEXIST": CodeRule(None, "exists", None, "file exists"),
     "ENOTEMPTY": CodeRule(None, "not_empty", None, "directory not empty"),
-    "EAI_NONAME": CodeRule(T, "dns", NE, "getaddrinfo EAI_NONAME (DELIVERY.md 3: DNS is turned away)"),
+    "EAI_NONAME": CodeRule(
+        T, "dns", NE, "getaddrinfo EAI_NONAME (the contract's Classification: DNS is turned away)"
+    ),
     "EAI_NODATA": CodeRule(T, "dns", NE, "getaddrinfo EAI_NODATA"),
     "EAI_FAIL": CodeRule(T, "dns", NE, "getaddrinfo EAI_FAIL"),
     "ENOTFOUND": CodeRule(None, "dns", None, "Node.js getaddrinfo ENOTFOUND (host may not exist)"),
