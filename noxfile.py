@@ -24,7 +24,7 @@ Optional first lines of the smoke script, read by the session:
 
 A new package adds its smoke script; a package without one fails the session. Last, the
 root README's from-a-clone install lines (`pip install ./shared_core ./packages/<name>`)
-are run as written, each in a fresh virtualenv, for the packages in CLONE_LINES_CHECKED.
+are run as written, each in a fresh virtualenv, for every distribution.
 """
 
 from __future__ import annotations
@@ -321,9 +321,10 @@ def bench(session: nox.Session) -> None:
 # --- the distributions as a user installs them ----------------------------------------
 
 RELEASE_TOOLS = ["build>=1.2,<2", "twine>=5,<8", "hatchling>=1.24,<2", *TEST_TOOLS]
-# README lines run literally from a clone (the core's, and one adapter's: each is a few
-# seconds once the frameworks are in pip's cache).
-CLONE_LINES_CHECKED = ("shared_core", "packages/langchain")
+# The root README's from-a-clone install line of every distribution is run literally in a
+# fresh virtualenv (each is a few seconds once the frameworks are in pip's cache); a smoke
+# script's install-first packages (the CPU build of torch) go in before it, as the README's
+# local-model note tells a user.
 SMOKE = "tests/smoke_wheel.py"
 # offline, for the import check and the smoke scripts: no model hub, no LiteLLM price-list fetch
 SMOKE_ENV = {"HF_HUB_OFFLINE": "1", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
@@ -433,13 +434,17 @@ def wheels(session: nox.Session) -> None:
         session.chdir(ROOT)
         session.log(f"{project['name']}: from the wheels, smoke-tested, in {time.monotonic() - begun:.0f}s")
 
-    for relative in CLONE_LINES_CHECKED:
+    for directory in packages:
         begun = time.monotonic()
-        line = _readme_clone_line(ROOT / relative)
+        relative = directory.relative_to(ROOT)
+        line = _readme_clone_line(directory)
         python = _fresh_venv(session, work / "venv-clone")
         session.log(f"README line, as written: {line}")
         # as a user runs it: in the activated virtualenv, from the repository root
         activate = f". {python.parent / 'activate'} && cd {ROOT} && "
+        first = _smoke_options(directory / SMOKE)["install-first"]
+        if first:
+            session.run("bash", "-c", activate + "pip install -q " + " ".join(first), external=True)
         session.run("bash", "-c", activate + line, external=True, env={"PIP_NO_COMPILE": "1"})
         session.chdir(work)
         session.run(str(python), str(ROOT / relative / SMOKE), external=True, env=SMOKE_ENV)

@@ -185,7 +185,7 @@ def test_a_bad_form_is_a_clear_error_naming_the_forms(form: object, message: str
         Policy(form=form)  # type: ignore[arg-type]
     assert str(caught.value).startswith(message)
     if isinstance(form, str):
-        assert "abstract (exchange removed, a description without the failed arguments)" in str(caught.value)
+        assert "abstract (exchange removed, the failure described without its arguments)" in str(caught.value)
         assert "small-local" in str(caught.value)
 
 
