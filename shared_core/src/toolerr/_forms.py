@@ -148,7 +148,7 @@ def apply_form(
     else ``form``. Returns the new list and the indices (in the input) of the results whose
     delivery changed the conversation.
 
-    The rule for a step whose failures have different forms (DELIVERY.md section 4): a
+    The rule for a step whose failures have different forms (the contract's "Delivery forms"): a
     failure in ``c0`` is left as it is; one in ``c1`` gets its guidance appended to its own
     tool result; one in ``c2``, ``c4`` or ``abstract`` has its call and result removed (the
     other calls of the assistant message stay, each paired with its result); one in ``c3``

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 
+from toolerr import Policy
+
 from ._callback import (
     CLIENT_HEADER,
     FORM_HEADER,
@@ -23,7 +25,8 @@ from ._callback import (
 __version__ = "0.1.0"
 
 default_callback = ToolErrorCallback(
-    form=os.environ.get("TOOLERR_FORM") or None, client=os.environ.get("TOOLERR_CLIENT") or None
+    Policy(form=os.environ["TOOLERR_FORM"]) if os.environ.get("TOOLERR_FORM") else None,
+    client=os.environ.get("TOOLERR_CLIENT") or None,
 )
 """An instance for ``config.yaml`` (the proxy passes no options to callbacks): the
 default policy, form and client from the environment variables ``TOOLERR_FORM`` and
