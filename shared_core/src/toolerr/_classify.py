@@ -11,7 +11,8 @@ All words, code names and markers of :mod:`toolerr._rules` are found in one pass
 window: one regular expression in which every entry is anchored on a rare character it
 contains (so that the regex engine's first-character test skips most positions of an ordinary
 text), the rest of the entry matched through a trie and its beginning checked by a
-look-behind. The anchors are chosen when the module is imported, from the rule data.
+look-behind. The anchors are chosen when the module is imported, from the rule data; the
+machinery is :mod:`toolerr._scanner`.
 
 Verdicts for short string results are cached (bounded LRU): a conversation is re-inspected on
 every model call, and the same results come back again and again.
@@ -31,6 +32,9 @@ from ._detect import Detection, analyse
 from ._exceptions import ExceptionFacts, Link, lookup_name, parse_retry_after, read_exception, safe_getattr
 from ._failopen import log_swallowed
 from ._render import is_c1_suffix, strip_c1_suffix
+from ._scanner import Entry as _Entry
+from ._scanner import Marker as _Marker
+from ._scanner import Scanner, anchor_set, position_cost
 from ._types import NOT_FAILED, Kind, Message, Outcome, Verdict
 
 __all__ = ["inspect_message", "inspect_result"]
@@ -44,129 +48,7 @@ class _Hit(NamedTuple):
     decisive: bool = False
 
 
-# --- the one-pass scanner ------------------------------------------------------------------
-
-# Rough frequency (per mille) of characters in tool output (prose, source code, JSON, logs).
-# Tuning for the scanner's anchors, not rule data: a wrong value costs speed, never a result.
-# "x" is counted high because it is the usual padding character.
-_FREQ: dict[str, float] = {
-    " ": 156,
-    '"': 47,
-    ",": 19,
-    "-": 15,
-    ".": 5,
-    "/": 9,
-    ":": 23,
-    "_": 2.2,
-    "'": 1.0,
-    "(": 2.9,
-    ")": 2.9,
-    "[": 2.6,
-    "]": 2.6,
-    "{": 2.6,
-    "}": 2.6,
-    "=": 1.3,
-    "\n": 20,
-    "0": 38,
-    "1": 20,
-    "2": 17,
-    "3": 2.8,
-    "4": 7.7,
-    "5": 2.3,
-    "6": 1.9,
-    "7": 1.8,
-    "8": 1.8,
-    "9": 1.8,
-    "a": 55,
-    "b": 8.6,
-    "c": 22,
-    "d": 21,
-    "e": 72,
-    "f": 12,
-    "g": 11,
-    "h": 19,
-    "i": 37,
-    "j": 0.4,
-    "k": 4.2,
-    "l": 20,
-    "m": 13,
-    "n": 34,
-    "o": 31,
-    "p": 16,
-    "q": 0.3,
-    "r": 47,
-    "s": 36,
-    "t": 58,
-    "u": 12.5,
-    "v": 6.8,
-    "w": 8.1,
-    "x": 30,
-    "y": 2.9,
-    "z": 0.1,
-    "A": 1.6,
-    "B": 0.6,
-    "C": 1.4,
-    "D": 0.6,
-    "E": 3.0,
-    "F": 1.5,
-    "G": 0.4,
-    "H": 0.5,
-    "I": 2.5,
-    "J": 0.1,
-    "K": 0.1,
-    "L": 0.9,
-    "M": 1.0,
-    "N": 1.5,
-    "O": 1.5,
-    "P": 0.8,
-    "Q": 0.1,
-    "R": 1.2,
-    "S": 1.5,
-    "T": 2.0,
-    "U": 0.6,
-    "V": 0.1,
-    "W": 0.2,
-    "X": 0.3,
-    "Y": 0.1,
-    "Z": 0.2,
-}
-_ANCHOR_OVERHEAD = 1.0  # per-mille equivalent of one more alternative in the dispatch
-
-
-def _freq(ch: str) -> float:
-    return _FREQ.get(ch, 1.0)
-
-
-class _Entry(NamedTuple):
-    text: str
-    anchor: int  # index in ``text`` of the character the scan is anchored on
-    source: str  # "word", "errno", "grpc", "jsonrpc" or "marker"
-    word: R.Word | None = None
-    name: str = ""
-    marker: _Marker | None = None
-    boundary: bool = False
-
-
-class _Marker(NamedTuple):
-    spec: R.Marker
-    regex: re.Pattern[str]
-
-
-def _anchor_set(texts: list[str]) -> set[str]:
-    """A small set of rare characters such that every text contains one (greedy cover)."""
-    chosen: set[str] = set()
-    uncovered = set(range(len(texts)))
-    while uncovered:
-        best: tuple[float, str, set[int]] | None = None
-        for ch in sorted({c for i in uncovered for c in texts[i]}):
-            covered = {i for i in uncovered if ch in texts[i]}
-            score = (_freq(ch) + _ANCHOR_OVERHEAD) / len(covered)
-            if best is None or score < best[0]:
-                best = (score, ch, covered)
-        assert best is not None
-        chosen.add(best[1])
-        uncovered -= best[2]
-    return chosen
+# --- the one-pass scanner (:mod:`toolerr._scanner`) ---------------------------------------
 
 
 def _entries() -> list[_Entry]:
@@ -184,88 +66,17 @@ def _entries() -> list[_Entry]:
     # Floor errno and gRPC names that are also plain words: the structured rule wins.
     structured = {text for text, source, *_ in raw if source in ("errno", "grpc", "jsonrpc")}
     raw = [item for item in raw if not (item[1] == "word" and item[0] in structured)]
-    anchors = _anchor_set([item[0] for item in raw])
+    anchors = anchor_set([item[0] for item in raw])
     out: list[_Entry] = []
     for text, source, entry_word, name, marker, boundary in raw:
         anchor = min(
-            (i for i, ch in enumerate(text) if ch in anchors), key=lambda i: (_position_cost(text, i), i)
+            (i for i, ch in enumerate(text) if ch in anchors), key=lambda i: (position_cost(text, i), i)
         )
         out.append(_Entry(text, anchor, source, entry_word, name, marker, boundary))
     return out
 
 
-def _position_cost(text: str, i: int) -> float:
-    """Expected work at each occurrence of the anchor: how often the anchor occurs, times
-    how often the character after it lets the match go on (a word ending at its anchor is
-    checked by a look-behind at every occurrence)."""
-    follow = _freq(text[i + 1]) / 20.0 if i + 1 < len(text) else 8.0
-    return _freq(text[i]) * (1.0 + follow)
-
-
-def _trie_pattern(entries: list[_Entry]) -> str:
-    """A regex for the rests (after the anchor) of ``entries``, longest first, each leaf
-    checking the whole text with a look-behind."""
-    trie: dict[str, Any] = {}
-    for entry in entries:
-        node = trie
-        for ch in entry.text[entry.anchor + 1 :]:
-            node = node.setdefault(ch, {})
-        node.setdefault("", []).append(entry)
-
-    def emit(node: dict[str, Any]) -> str:
-        parts = [re.escape(ch) + emit(child) for ch, child in sorted(node.items()) if ch]
-        leaf: list[_Entry] | None = node.get("")
-        if leaf is not None:
-            checks = sorted(
-                {"" if e.anchor == 0 else f"(?<={re.escape(e.text)})" for e in leaf},
-                key=len,
-                reverse=True,
-            )
-            if "" in checks:
-                parts.append("")
-            elif len(checks) == 1:
-                parts.append(checks[0])
-            else:
-                parts.append("(?:" + "|".join(checks) + ")")
-        if len(parts) == 1:
-            return parts[0]
-        return "(?:" + "|".join(parts) + ")"
-
-    return emit(trie)
-
-
-class _Scanner:
-    """Finds every entry in a text in one regex pass."""
-
-    def __init__(self, entries: list[_Entry]) -> None:
-        by_anchor: dict[str, list[_Entry]] = {}
-        for entry in entries:
-            by_anchor.setdefault(entry.text[entry.anchor], []).append(entry)
-        # Most frequent anchors first.
-        anchors = sorted(by_anchor, key=lambda ch: (-_freq(ch), ch))
-        self.regex = re.compile("|".join(f"{re.escape(ch)}{_trie_pattern(by_anchor[ch])}" for ch in anchors))
-        # For each matched text (anchor and rest): every entry that may start before it.
-        self.at: dict[str, tuple[_Entry, ...]] = {}
-        for ch, group in by_anchor.items():
-            for rest in {e.text[e.anchor + 1 :] for e in group}:
-                cands = [e for e in group if rest.startswith(e.text[e.anchor + 1 :])]
-                cands.sort(key=lambda e: -len(e.text))
-                self.at[ch + rest] = tuple(cands)
-
-    def hits(self, text: str) -> list[tuple[int, _Entry]]:
-        """(start of the entry's text, entry) for every entry found in ``text``."""
-        found: list[tuple[int, _Entry]] = []
-        at = self.at
-        for m in self.regex.finditer(text):
-            pos = m.start()
-            for entry in at.get(m.group(), ()):
-                start = pos - entry.anchor
-                if start >= 0 and text.startswith(entry.text, start):
-                    found.append((start, entry))
-        return found
-
-
-_SCANNER = _Scanner(_entries())
+_SCANNER = Scanner(_entries())
 _START_STATUS = re.compile(R.START_STATUS)
 _EXCEPTION_NAME = re.compile(R.EXCEPTION_NAME)
 _ERROR_PREFIX = re.compile(R.ERROR_PREFIX)
