@@ -15,9 +15,9 @@ from toolerr import (
     Message,
     ToolCall,
     ToolErrorLayer,
+    _canonical,
     _classify,
     _detect,
-    _ledger,
     canonical_arguments,
     inspect_result,
 )
@@ -88,7 +88,7 @@ def test_a_ledger_error_is_logged(monkeypatch: pytest.MonkeyPatch, caplog: pytes
     def broken(self: Any, value: Any, depth: int) -> str:
         raise ValueError("injected ledger bug")
 
-    monkeypatch.setattr(_ledger._Canonicaliser, "emit", broken)
+    monkeypatch.setattr(_canonical._Canonicaliser, "emit", broken)
     caplog.set_level(logging.WARNING, logger="toolerr")
     assert canonical_arguments({"a": 1}).startswith("#unrepresentable")
     assert canonical_arguments({"a": 2}).startswith("#unrepresentable")

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from toolerr._ledger import (
+from toolerr import (
     FailedCall,
     FailureLedger,
     LoopDecision,

@@ -49,6 +49,7 @@ def test_all_names_exist_once() -> None:
         "Profile",
         "FormSpec",
         "resolve_forms",
+        "LOOP_ACTIONS",
     ):
         assert name in toolerr.__all__
 

@@ -13,6 +13,7 @@ and safety, What was measured).
 from __future__ import annotations
 
 from ._ban import BanCursor, PreparedVocabulary, StringBan
+from ._canonical import canonical_arguments, exact_arguments
 from ._classify import inspect_message, inspect_result
 from ._detect import detect_failure, normalise_client
 from ._forms import DecisionStep, ExchangeResult, find_decision_step, pair_results
@@ -27,15 +28,8 @@ from ._layer import (
     records_of,
     rewrite,
 )
-from ._ledger import (
-    FailedCall,
-    FailureLedger,
-    LoopDecision,
-    RepeatReport,
-    canonical_arguments,
-    decide_loop,
-    exact_arguments,
-)
+from ._ledger import FailedCall, FailureLedger, RepeatReport
+from ._loop import LoopDecision, decide_loop
 from ._policy import POLICY_OPTIONS, FormSpec, Policy, PolicyOptions, resolve_forms, safety_from_annotations
 from ._profiles import PROFILES, Profile
 from ._render import (
@@ -54,6 +48,7 @@ from ._types import (
     CLIENTS,
     FORMS,
     KINDS,
+    LOOP_ACTIONS,
     Form,
     Kind,
     LoopAction,
@@ -86,6 +81,7 @@ __all__ = [
     "GUIDANCE",
     "GUIDANCE_CHECK_FIRST",
     "KINDS",
+    "LOOP_ACTIONS",
     "NOTE_PREFIX",
     "POLICY_OPTIONS",
     "PROFILES",

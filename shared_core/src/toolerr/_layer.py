@@ -35,7 +35,8 @@ from ._forms import (
     find_decision_step,
     pair_results,
 )
-from ._ledger import FailureLedger, LoopDecision, RepeatReport, decide_loop
+from ._ledger import FailureLedger, RepeatReport
+from ._loop import LoopDecision, decide_loop
 from ._policy import FormSpec, Policy, PolicyOptions
 from ._render import guidance_for, render_abstract, render_loop_note, render_note
 from ._types import NOT_FAILED, Form, Kind, Message, ToolCall, Verdict, content_text, parse_arguments

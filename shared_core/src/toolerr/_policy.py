@@ -11,7 +11,7 @@ from typing import Any, TypeAlias, TypedDict, get_args
 from ._names import describe_forms
 from ._profiles import PROFILES
 from ._render import DEFAULT_MAX_ERROR_CHARS
-from ._types import FORMS, KINDS, Form, Kind, LoopAction, ToolSafety, Verdict
+from ._types import FORMS, KINDS, LOOP_ACTIONS, Form, Kind, LoopAction, ToolSafety, Verdict
 
 FormSpec: TypeAlias = str | Mapping[str, str]
 """What ``form=`` accepts: one form for every kind (``c0`` ... ``abstract``), the name of a
@@ -22,7 +22,6 @@ DEFAULT_FORM: Form = "c3"
 """The form of a kind that a per-kind mapping leaves out (unless it gives ``default``)."""
 
 
-_LOOP_ACTIONS: tuple[LoopAction, ...] = get_args(LoopAction)
 _SAFETIES: tuple[ToolSafety, ...] = get_args(ToolSafety)
 
 
@@ -80,7 +79,7 @@ class Policy:
         first = forms[KINDS[0]]
         single = all(value == first for value in forms.values())
         object.__setattr__(self, "form", first if single else MappingProxyType(forms))
-        if self.loop_action not in _LOOP_ACTIONS:
+        if self.loop_action not in LOOP_ACTIONS:
             raise ValueError(f"unknown loop_action {self.loop_action!r}; expected note, block or stop")
         if not isinstance(self.retry_budget, int) or self.retry_budget < 0:
             raise ValueError("retry_budget must be a non-negative int")

@@ -29,6 +29,7 @@ ToolSafety = Literal["read_only", "idempotent", "unsafe"]
 
 KINDS: tuple[Kind, ...] = get_args(Kind)
 FORMS: tuple[Form, ...] = get_args(Form)
+LOOP_ACTIONS: tuple[LoopAction, ...] = get_args(LoopAction)
 CLIENTS: tuple[str, ...] = (
     "generic",
     "langchain",

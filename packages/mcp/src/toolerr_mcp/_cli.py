@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 
 import anyio
+from toolerr import LOOP_ACTIONS
 
 from ._proxy import Proxy, _version
 
@@ -63,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     proxy.add_argument(
         "--loop-action",
-        choices=("block", "note", "stop"),
+        choices=sorted(LOOP_ACTIONS),
         default="note",
         help=(
             "a repeated failing call: note it in the result (default); block: answer an identical "
