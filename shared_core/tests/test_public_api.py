@@ -50,6 +50,7 @@ def test_all_names_exist_once() -> None:
         "FormSpec",
         "resolve_forms",
         "LOOP_ACTIONS",
+        "LRUCache",
     ):
         assert name in toolerr.__all__
 

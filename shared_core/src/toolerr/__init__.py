@@ -30,6 +30,7 @@ from ._layer import (
 )
 from ._ledger import FailedCall, FailureLedger, RepeatReport
 from ._loop import LoopDecision, decide_loop
+from ._lru import LRUCache
 from ._policy import POLICY_OPTIONS, FormSpec, Policy, PolicyOptions, resolve_forms, safety_from_annotations
 from ._profiles import PROFILES, Profile
 from ._render import (
@@ -97,6 +98,7 @@ __all__ = [
     "Form",
     "FormSpec",
     "Kind",
+    "LRUCache",
     "LoopAction",
     "LoopDecision",
     "Message",

@@ -20,7 +20,7 @@ import logging
 import sys
 import threading
 import weakref
-from collections import OrderedDict, deque
+from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
@@ -37,6 +37,7 @@ from ._forms import (
 )
 from ._ledger import FailureLedger, RepeatReport
 from ._loop import LoopDecision, decide_loop
+from ._lru import LRUCache
 from ._policy import FormSpec, Policy, PolicyOptions
 from ._render import guidance_for, render_abstract, render_loop_note, render_note
 from ._types import NOT_FAILED, Form, Kind, Message, ToolCall, Verdict, content_text, parse_arguments
@@ -265,7 +266,7 @@ class _Run:
     __slots__ = ("latest", "ledger", "lock", "pending", "verdicts")
 
     def __init__(self) -> None:
-        self.verdicts: OrderedDict[tuple[str, tuple[int, int] | None], Verdict] = OrderedDict()
+        self.verdicts: LRUCache[tuple[str, tuple[int, int] | None], Verdict] = LRUCache(_CACHE_SIZE)
         self.latest: dict[str, tuple[int, int] | None] = {}
         self.ledger: FailureLedger | None = None
         self.pending: deque[tuple[str, Any, str | None, str | None]] = deque(maxlen=_PENDING)
@@ -274,11 +275,9 @@ class _Run:
     def remember(self, call_id: str, fingerprint: tuple[int, int] | None, verdict: Verdict) -> None:
         key = (call_id, fingerprint)
         with self.lock:
-            self.verdicts[key] = verdict
-            self.verdicts.move_to_end(key)
+            dropped = self.verdicts.put(key, verdict)
             self.latest[call_id] = fingerprint
-            while len(self.verdicts) > _CACHE_SIZE:
-                (old_id, old_print), _ = self.verdicts.popitem(last=False)
+            for (old_id, old_print), _ in dropped:
                 if self.latest.get(old_id, 0) == old_print:
                     del self.latest[old_id]
 
@@ -311,7 +310,7 @@ class _Runs:
     def __init__(self) -> None:
         self.default = _Run()
         self._objects: dict[int, tuple[weakref.ref[Any], _Run]] = {}
-        self._keys: OrderedDict[Hashable, _Run] = OrderedDict()
+        self._keys: LRUCache[Hashable, _Run] = LRUCache(_RUNS)
         self._lock = threading.RLock()
 
     def get(self, run: object | None, create: bool = True) -> _Run | None:
@@ -343,15 +342,11 @@ class _Runs:
 
     def _keyed(self, run: Hashable, create: bool) -> _Run | None:
         with self._lock:
-            state = self._keys.get(run)
-            if state is not None:
-                self._keys.move_to_end(run)
+            state = self._keys.touch(run)
+            if state is not None or not create:
                 return state
-            if not create:
-                return None
-            state = self._keys[run] = _Run()
-            while len(self._keys) > _RUNS:
-                self._keys.popitem(last=False)
+            state = _Run()
+            self._keys.put(run, state)
             return state
 
     def forget(self, run: object | None) -> None:

@@ -43,11 +43,12 @@ from __future__ import annotations
 
 import re
 import threading
-from collections import OrderedDict, deque
+from collections import deque
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from ._canonical import canonical_arguments, exact_arguments
+from ._lru import LRUCache
 from ._types import Kind, Verdict
 
 __all__ = ["FailedCall", "FailureLedger", "RepeatReport"]
@@ -232,10 +233,9 @@ class FailureLedger:
         self.retry_budget = _int_option("retry_budget", retry_budget)
         self.max_cycle_len = _int_option("max_cycle_len", max_cycle_len)
         self.history = _int_option("history", history)
-        self.max_failures = _int_option("max_failures", max_failures)
+        self._entries: LRUCache[_Signature, _Entry] = LRUCache(_int_option("max_failures", max_failures))
         self._lock = threading.Lock()
-        self._entries: OrderedDict[_Signature, _Entry] = OrderedDict()
-        self._families: OrderedDict[str, OrderedDict[str, _Family]] = OrderedDict()
+        self._families: LRUCache[str, LRUCache[str, _Family]] = LRUCache(self.MAX_TOOLS)
         # (name, canonical, failed-for-cycles): a failure that is not a transient within budget
         self._recent: deque[tuple[str, str, bool]] = deque(maxlen=self.history)
         self._step = 0
@@ -246,6 +246,15 @@ class FailureLedger:
             f"FailureLedger(step={self._step}, failures={len(self._entries)}, "
             f"retry_budget={self.retry_budget})"
         )
+
+    @property
+    def max_failures(self) -> int:
+        """Failure entries kept at the most (the least recently failed dropped)."""
+        return self._entries.size
+
+    @max_failures.setter
+    def max_failures(self, value: int) -> None:
+        self._entries.size = value
 
     @property
     def step(self) -> int:
@@ -422,14 +431,10 @@ class FailureLedger:
                 self._families.pop(name, None)
                 self._recent.append((name, canonical, False))
                 return report
-            entry = self._entries.get(key)
+            entry = self._entries.touch(key)
             if entry is None:
-                entry = self._entries[key] = _Entry(name, canonical)
-                while len(self._entries) > self.max_failures:
-                    self._entries.popitem(last=False)
-                    self._dropped += 1
-            else:
-                self._entries.move_to_end(key)
+                entry = _Entry(name, canonical)
+                self._dropped += len(self._entries.put(key, entry))
             entry.arguments = arguments
             entry.exacts.pop(exact, None)
             entry.exacts[exact] = None
@@ -447,22 +452,16 @@ class FailureLedger:
             return report
 
     def _count_family(self, name: str, family: str, latest: FailedCall) -> None:
-        families = self._families.get(name)
+        families = self._families.touch(name)
         if families is None:
-            families = self._families[name] = OrderedDict()
-            while len(self._families) > self.MAX_TOOLS:
-                self._families.popitem(last=False)
-        else:
-            self._families.move_to_end(name)
-        state = families.get(family)
+            families = LRUCache(self.MAX_FAMILIES_PER_TOOL)
+            self._families.put(name, families)
+        state = families.touch(family)
         if state is None:
-            families[family] = _Family(1, latest)
-            while len(families) > self.MAX_FAMILIES_PER_TOOL:
-                families.popitem(last=False)
+            families.put(family, _Family(1, latest))
         else:
             state.count += 1
             state.latest = latest
-            families.move_to_end(family)
 
     def copy(self) -> FailureLedger:
         """An independent ledger in the same state (same options, entries, families and
@@ -480,11 +479,12 @@ class FailureLedger:
                 twin.step = entry.step
                 twin.call_id = entry.call_id
                 twin.count = entry.count
-                other._entries[key] = twin
+                other._entries.put(key, twin)
             for name, families in self._families.items():
-                other._families[name] = OrderedDict(
-                    (family, _Family(state.count, state.latest)) for family, state in families.items()
-                )
+                twin_families: LRUCache[str, _Family] = LRUCache(families.size)
+                for family, state in families.items():
+                    twin_families.put(family, _Family(state.count, state.latest))
+                other._families.put(name, twin_families)
             other._recent.extend(self._recent)
             other._step = self._step
             other._dropped = self._dropped

@@ -18,7 +18,6 @@ import asyncio
 import dataclasses
 import logging
 import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +31,7 @@ from google.adk.tools.tool_context import ToolContext
 from toolerr import (
     DetectionRecord,
     FailureLedger,
+    LRUCache,
     Message,
     Policy,
     ToolErrorLayer,
@@ -99,8 +99,7 @@ class ToolErrorPlugin(BasePlugin):
         super().__init__(name)
         self.on_record = on_record
         self.layer = ToolErrorLayer(policy, on_record=self._record, client=CLIENT, **options)
-        self._snapshots: OrderedDict[tuple[str, str], _Snapshot] = OrderedDict()
-        self._lock = threading.Lock()
+        self._snapshots: LRUCache[tuple[str, str], _Snapshot] = LRUCache(_SNAPSHOTS)
 
     @property
     def policy(self) -> Policy:
@@ -208,21 +207,15 @@ class ToolErrorPlugin(BasePlugin):
     async def after_run_callback(self, *, invocation_context: InvocationContext) -> None:
         """The invocation ended: drop its snapshots."""
         invocation = invocation_context.invocation_id
-        with self._lock:
-            for key in [k for k in self._snapshots if k[0] == invocation]:
-                del self._snapshots[key]
+        for key in [k for k in self._snapshots if k[0] == invocation]:
+            self._snapshots.pop(key)
 
     def _keep_snapshot(self, context: CallbackContext, snapshot: _Snapshot) -> None:
         key = (context.invocation_id, context.agent_name)
-        with self._lock:
-            self._snapshots[key] = snapshot
-            self._snapshots.move_to_end(key)
-            while len(self._snapshots) > _SNAPSHOTS:
-                self._snapshots.popitem(last=False)
+        self._snapshots.put(key, snapshot)
 
     def _snapshot(self, context: ToolContext) -> _Snapshot | None:
-        with self._lock:
-            snapshot = self._snapshots.get((context.invocation_id, context.agent_name))
+        snapshot = self._snapshots.get((context.invocation_id, context.agent_name))
         if snapshot is None or snapshot.scope != _scope(context):
             return None
         return snapshot

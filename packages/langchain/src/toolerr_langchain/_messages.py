@@ -9,9 +9,7 @@ message identity (:func:`neutral`), so a long run converts each message once.
 
 from __future__ import annotations
 
-import threading
 import weakref
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -24,7 +22,7 @@ from langchain_core.messages import (
     SystemMessage,
     ToolMessage,
 )
-from toolerr import FailureLedger, Message, Role, ToolCall, ToolErrorLayer, Verdict
+from toolerr import FailureLedger, LRUCache, Message, Role, ToolCall, ToolErrorLayer, Verdict
 
 CLIENT = "langchain"
 """The client name toolerr uses for LangChain / LangGraph templates."""
@@ -77,20 +75,13 @@ class TextVerdicts:
     produced. Bounded; thread-safe."""
 
     def __init__(self, size: int = 1024) -> None:
-        self._size = size
-        self._items: OrderedDict[str, Verdict] = OrderedDict()
-        self._lock = threading.Lock()
+        self._items: LRUCache[str, Verdict] = LRUCache(size)
 
     def put(self, text: str, verdict: Verdict) -> None:
-        with self._lock:
-            self._items[text] = verdict
-            self._items.move_to_end(text)
-            while len(self._items) > self._size:
-                self._items.popitem(last=False)
+        self._items.put(text, verdict)
 
     def get(self, text: str) -> Verdict | None:
-        with self._lock:
-            return self._items.get(text)
+        return self._items.get(text)
 
 
 TEXT_VERDICTS = TextVerdicts()

@@ -27,7 +27,6 @@ from __future__ import annotations
 import copy
 import logging
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -42,6 +41,7 @@ from pydantic_ai.tools import RunContext, ToolDefinition
 from toolerr import (
     DetectionRecord,
     FailureLedger,
+    LRUCache,
     Message,
     Policy,
     ToolErrorLayer,
@@ -128,7 +128,7 @@ class ToolErrors(AbstractCapability[Any]):
         self.on_record = on_record
         self._run: _RunState | None = None
         # Runs whose hooks reach this shared instance without for_run (defensive).
-        self._fallback: OrderedDict[str, _RunState] = OrderedDict()
+        self._fallback: LRUCache[str, _RunState] = LRUCache(_FALLBACK_RUNS)
         self._fallback_lock = threading.Lock()
 
     def __repr__(self) -> str:
@@ -146,7 +146,7 @@ class ToolErrors(AbstractCapability[Any]):
     async def for_run(self, ctx: RunContext[Any]) -> AbstractCapability[Any]:
         run = copy.copy(self)
         run._run = self._new_state()
-        run._fallback = OrderedDict()
+        run._fallback = LRUCache(_FALLBACK_RUNS)
         run._fallback_lock = threading.Lock()
         return run
 
@@ -157,9 +157,8 @@ class ToolErrors(AbstractCapability[Any]):
         with self._fallback_lock:
             state = self._fallback.get(key)
             if state is None:
-                state = self._fallback[key] = self._new_state()
-                while len(self._fallback) > _FALLBACK_RUNS:
-                    self._fallback.popitem(last=False)
+                state = self._new_state()
+                self._fallback.put(key, state)
             return state
 
     # -- retry safety --------------------------------------------------------------------
