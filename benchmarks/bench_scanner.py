@@ -42,43 +42,37 @@ def _jsonl(path: Path) -> list[dict[str, Any]]:
 
 
 def _successes(rng: random.Random, count: int) -> list[str]:
-    """Successful results of the usual shapes, 100 bytes to 4 KB."""
+    """Successful results of the usual shapes (JSON rows, prose, source code, a log), 100
+    bytes to 4 KB."""
     cities = ["Paris", "Lisbon", "Osaka", "Denver", "Nairobi", "Lima"]
-    out: list[str] = []
+
+    def rows(n: int) -> str:
+        found = [
+            {"id": k, "city": rng.choice(cities), "temp_c": rng.randint(-5, 35), "ok": True} for k in range(n)
+        ]
+        return json.dumps({"results": found, "next": None})
+
+    def prose(n: int) -> str:
+        return " ".join(
+            f"{rng.choice(cities)} has {rng.randint(1, 90)} hotels listed; the cheapest is "
+            f"{rng.randint(40, 300)} EUR a night and most have free cancellation."
+            for _ in range(n)
+        )
+
+    def code(n: int) -> str:
+        body = "def handler_{0}(event, context):\n    value = event.get('key_{0}', {0})\n    return value * 2"
+        return "\n".join(body.format(k) for k in range(n))
+
+    def log(n: int) -> str:
+        line = "2026-12-01T10:{:02d}:00Z INFO worker-{} processed batch {} in {} ms"
+        return "\n".join(line.format(k % 60, k % 4, k, rng.randint(3, 900)) for k in range(n))
+
+    shapes = (rows, prose, code, log)
+    out = []
     for i in range(count):
-        shape = i % 4
         n = rng.choice([2, 8, 30, 60])
-        if shape == 0:
-            rows = [
-                {"id": k, "city": rng.choice(cities), "temp_c": rng.randint(-5, 35), "ok": True}
-                for k in range(n)
-            ]
-            out.append(json.dumps({"results": rows, "next": None}))
-        elif shape == 1:
-            out.append(
-                " ".join(
-                    f"{rng.choice(cities)} has {rng.randint(1, 90)} hotels listed; the cheapest is "
-                    f"{rng.randint(40, 300)} EUR a night and most have free cancellation."
-                    for _ in range(n)
-                )
-            )
-        elif shape == 2:
-            out.append(
-                "\n".join(
-                    f"def handler_{k}(event, context):\n"
-                    f"    value = event.get('key_{k}', {k})\n    return value * 2"
-                    for k in range(n)
-                )
-            )
-        else:
-            out.append(
-                "\n".join(
-                    f"2026-12-01T10:{k % 60:02d}:00Z INFO worker-{k % 4} "
-                    f"processed batch {k} in {rng.randint(3, 900)} ms"
-                    for k in range(n)
-                )
-            )
-    return [t[:WINDOW] for t in out]
+        out.append(shapes[i % len(shapes)](n)[:WINDOW])
+    return out
 
 
 def texts(rng: random.Random) -> list[str]:
@@ -95,9 +89,8 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--out", default=str(Path(__file__).parent / "out" / "scanner.json"))
     args = parser.parse_args()
+    corpus = texts(random.Random(0))
     rounds = 5 if args.quick else 15
-    rng = random.Random(0)
-    corpus = texts(rng)
     entry_texts = sorted({e.text for e in _entries()}, key=lambda t: (-len(t), t))
 
     start = time.perf_counter()
@@ -154,19 +147,26 @@ def main() -> None:
         },
         "build_ms": {"scanner": build_scanner * 1e3, "alternation": build_alternation * 1e3},
     }
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(results, indent=2))
     print(f"{len(corpus)} texts ({chars:,} chars), {len(entry_texts)} entries, {rounds} interleaved rounds")
-    print("| variant | per text (median) | x scanner | texts where every entry present is found | build |")
-    print("|---|---|---|---|---|")
+    print("\n".join(_table(results, names, len(corpus))))
+
+
+def _table(results: dict[str, Any], names: list[str], texts: int) -> list[str]:
+    """The markdown table of RESULTS.md."""
+    lines = [
+        "| variant | per text (median) | x scanner | texts where every entry present is found | build |",
+        "|---|---|---|---|---|",
+    ]
     for name in names:
         build = results["build_ms"].get(name)
-        print(
+        lines.append(
             f"| {name} | {results['us_per_text'][name]:.1f} µs | {results['ratio_to_scanner'][name]:.1f}x | "
-            f"{results['texts_where_all_entries_found'][name]} / {len(corpus)} | "
+            f"{results['texts_where_all_entries_found'][name]} / {texts} | "
             f"{'' if build is None else f'{build:.0f} ms'} |"
         )
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(results, indent=2))
+    return lines
 
 
 if __name__ == "__main__":

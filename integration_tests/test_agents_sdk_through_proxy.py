@@ -18,7 +18,8 @@ from toolerr_openai_agents import ToolErrorRecovery
 
 set_tracing_disabled(True)
 
-SERVER = Path(__file__).with_name("files_server.py")
+# The stdio MCP server the adapters' tests start too.
+SERVER = Path(__file__).resolve().parents[1] / "tests" / "_shared" / "mcp_files_server.py"
 ERROR = "Error executing tool read_file: EACCES: permission denied, open '/root/secret.txt'"
 UNRECOVERABLE = "This cannot be fixed by retrying or by changing the arguments. Tell the user what happened."
 

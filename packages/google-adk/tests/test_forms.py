@@ -9,33 +9,10 @@ from typing import Any
 
 import pytest
 from adk_support import dump, make_runner, run
-from toolerr import GUIDANCE, NOTE_PREFIX, DetectionRecord, render_abstract
+from shared_support import CASES, FIXABLE, TRANSIENT
+from toolerr import NOTE_PREFIX, DetectionRecord, render_abstract
 from toolerr_google_adk import ToolErrorPlugin
 
-FIXABLE, TRANSIENT, UNRECOVERABLE = GUIDANCE["fixable"], GUIDANCE["transient"], GUIDANCE["unrecoverable"]
-
-# kind -> (city, exception the tool raises, the error text the model sees, guidance)
-CASES: dict[str, tuple[str, BaseException, str, str | None]] = {
-    "transient": (
-        "Paris",
-        ConnectionRefusedError(111, "Connection refused"),
-        "ConnectionRefusedError: [Errno 111] Connection refused",
-        TRANSIENT,
-    ),
-    "fixable": ("", ValueError("city must not be empty"), "ValueError: city must not be empty", FIXABLE),
-    "unrecoverable": (
-        "Oslo",
-        PermissionError(13, "Permission denied"),
-        "PermissionError: [Errno 13] Permission denied",
-        UNRECOVERABLE,
-    ),
-    "ambiguous": (
-        "Lima",
-        FileNotFoundError(2, "No such file or directory"),
-        "FileNotFoundError: [Errno 2] No such file or directory",
-        None,
-    ),
-}
 QUESTION = "What is the weather?"
 
 

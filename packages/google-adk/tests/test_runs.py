@@ -23,7 +23,8 @@ from google.adk.models.llm_response import LlmResponse
 from google.adk.plugins import ReflectAndRetryToolPlugin
 from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.runners import InMemoryRunner
-from test_forms import CASES, FIXABLE, QUESTION, UNRECOVERABLE, note, weather_tool
+from shared_support import CASES, FIXABLE, MCP_FILES_SERVER, UNRECOVERABLE
+from test_forms import QUESTION, note, weather_tool
 from toolerr import NOTE_PREFIX, DetectionRecord, ToolLoopError
 from toolerr_google_adk import ToolErrorPlugin
 
@@ -364,7 +365,7 @@ def test_mcp_toolset_is_error_result() -> None:
     from google.adk.tools.mcp_tool import McpToolset, StdioConnectionParams
     from mcp import StdioServerParameters
 
-    server = Path(__file__).with_name("stdio_server.py")
+    server = MCP_FILES_SERVER
     records: list[DetectionRecord] = []
 
     async def go() -> list[Any]:

@@ -20,15 +20,6 @@ set_tracing_disabled(True)
 
 MODES = ("run", "run_sync", "run_streamed")
 
-# DELIVERY.md section 1, byte-exact, written out here so the tests do not take them
-# from the code under test.
-TRANSIENT = "This is a temporary failure. Retrying the same call is expected to succeed."
-FIXABLE = (
-    "This call cannot succeed as written. The error says what to change; "
-    "call the tool again with the corrected value."
-)
-UNRECOVERABLE = "This cannot be fixed by retrying or by changing the arguments. Tell the user what happened."
-
 
 def note(name: str, arguments: str, error: str, guidance: str) -> str:
     """The runtime note of DELIVERY.md section 4."""

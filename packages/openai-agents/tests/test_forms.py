@@ -9,39 +9,12 @@ from typing import Any
 
 import pytest
 from agents import Agent
-from oa_support import FIXABLE, TRANSIENT, UNRECOVERABLE, Tools, call, done, note, run_agent, scripted
+from oa_support import Tools, call, done, note, run_agent, scripted
+from shared_support import CASES, UNRECOVERABLE
 from toolerr import DetectionRecord, render_abstract
 from toolerr_openai_agents import ToolErrorRecovery
 
 USER = {"content": "Weather in {city}?", "role": "user"}
-
-# kind -> (city, exception raised by the tool, the text the recovery returns, guidance)
-CASES: dict[str, tuple[str, BaseException, str, str | None]] = {
-    "transient": (
-        "Paris",
-        ConnectionRefusedError(111, "Connection refused"),
-        "ConnectionRefusedError: [Errno 111] Connection refused",
-        TRANSIENT,
-    ),
-    "fixable": (
-        "",
-        ValueError("city must not be empty"),
-        "ValueError: city must not be empty",
-        FIXABLE,
-    ),
-    "unrecoverable": (
-        "Oslo",
-        PermissionError(13, "Permission denied"),
-        "PermissionError: [Errno 13] Permission denied",
-        UNRECOVERABLE,
-    ),
-    "ambiguous": (
-        "Lima",
-        FileNotFoundError(2, "No such file or directory"),
-        "FileNotFoundError: [Errno 2] No such file or directory",
-        None,
-    ),
-}
 
 
 def _expected(kind: str, form: str) -> list[dict[str, Any]]:

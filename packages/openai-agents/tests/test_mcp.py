@@ -7,17 +7,17 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 from agents import Agent, Runner
 from agents.mcp import MCPServerStdio
-from oa_support import UNRECOVERABLE, call, done, note, scripted
+from oa_support import call, done, note, scripted
+from shared_support import MCP_FILES_SERVER, UNRECOVERABLE
 from toolerr import DetectionRecord
 from toolerr_openai_agents import ToolErrorRecovery
 
-SERVER = Path(__file__).with_name("stdio_server.py")
+SERVER = MCP_FILES_SERVER
 ERROR = "Error executing tool read_file: EACCES: permission denied, open '/root/secret.txt'"
 
 pytestmark = pytest.mark.slow

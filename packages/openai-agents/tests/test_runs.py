@@ -22,7 +22,8 @@ from agents import (
     handoff,
 )
 from agents.run_config import CallModelData, ModelInputData, ToolErrorFormatterArgs
-from oa_support import FIXABLE, TRANSIENT, UNRECOVERABLE, Tools, call, done, note, run_agent, scripted
+from oa_support import Tools, call, done, note, run_agent, scripted
+from shared_support import FIXABLE, TRANSIENT, UNRECOVERABLE
 from toolerr import DetectionRecord, ToolLoopError
 from toolerr_openai_agents import ToolErrorRecovery
 

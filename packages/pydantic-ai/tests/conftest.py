@@ -1,10 +1,15 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 import warnings
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+
+# Helpers shared with the other packages' tests (a fresh clone has them at the repo root).
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tests" / "_shared"))
 
 
 @pytest.fixture(autouse=True)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,10 +12,11 @@ from fastmcp.client.transports import StdioTransport
 from pa_support import Script, Step, notes_in, shown
 from pydantic_ai import Agent
 from pydantic_ai.mcp import MCPToolset
+from shared_support import MCP_FILES_SERVER
 from toolerr import DetectionRecord
 from toolerr_pydantic_ai import ToolErrors
 
-SERVER = Path(__file__).with_name("stdio_server.py")
+SERVER = MCP_FILES_SERVER
 EACCES = "Error executing tool read_file: EACCES: permission denied, open '/root/secret.txt'"
 STOP = "This cannot be fixed by retrying or by changing the arguments. Tell the user what happened."
 RETRY = "This is a temporary failure. Retrying the same call is expected to succeed."

@@ -1,7 +1,10 @@
-"""A tiny MCP server over stdio for the tests (mcp 2.x ``MCPServer``).
+"""A tiny MCP server over stdio for the adapters' tests and the integration tests (mcp 2.x
+``MCPServer``), run as a script: ``python tests/_shared/mcp_files_server.py``.
 
 Its tools fail the way real servers do: they raise ``ToolError``, which the MCP SDK returns
 as a ``CallToolResult`` with ``is_error`` set and the text ``Error executing tool ...``.
+``read_file`` refuses paths under ``/root/`` (``EACCES``); ``fetch`` always times out;
+``book`` times out on 2026-01-01 and rejects a malformed date.
 """
 
 from mcp.server.mcpserver import MCPServer
