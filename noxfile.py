@@ -55,7 +55,14 @@ NO_NETWORK = ["--disable-socket", "--allow-unix-socket"]
 # langchain-mcp-adapters (the interceptor) requires mcp<2: the MCP suite runs on both majors.
 MCP_SDKS = {
     "2.x": ["mcp>=2.3,<3"],
-    "1.x": ["mcp>=1.24,<2", "langchain-mcp-adapters>=0.2,<0.4", "langchain>=1.3,<2"],
+    # the interceptor's tests drive a LangChain agent with toolerr-langchain's scripted model
+    "1.x": [
+        "mcp>=1.24,<2",
+        "langchain-mcp-adapters>=0.2,<0.4",
+        "langchain>=1.3,<2",
+        "-e",
+        "packages/langchain",
+    ],
 }
 # notify() of a parametrised session queues only its first parametrisation: name each.
 PACKAGE_SESSIONS = [

@@ -14,13 +14,11 @@ import toolerr
 
 pytest.importorskip("langchain_mcp_adapters", reason="langchain-mcp-adapters needs mcp<2")
 
-from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_mcp_adapters.client import MultiServerMCPClient
 from langchain_mcp_adapters.interceptors import ToolCallInterceptor
 from langchain_mcp_adapters.tools import load_mcp_tools
+from toolerr_langchain.testing import ScriptedChatModel
 from toolerr_mcp import ToolErrorInterceptor
 from toolerr_mcp._interceptor import run_key
 
@@ -155,41 +153,15 @@ async def test_multi_server_client_over_stdio() -> None:
     assert text_of(died)[0].startswith("MCP error")
 
 
-class ScriptedModel(BaseChatModel):
-    """A chat model that answers with the scripted messages in turn and keeps what it saw."""
-
-    script: list[AIMessage]
-    seen: list[list[BaseMessage]]
-
-    @property
-    def _llm_type(self) -> str:
-        return "scripted"
-
-    def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
-        return self
-
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        self.seen.append(list(messages))
-        message = self.script[len(self.seen) - 1]
-        return ChatResult(generations=[ChatGeneration(message=message)])
-
-
 async def test_langchain_agent_sees_the_guidance() -> None:
     from langchain.agents import create_agent
 
-    model = ScriptedModel(
+    model = ScriptedChatModel(
         script=[
             AIMessage(content="", tool_calls=[call("convert", {"value": 1, "unit": "kelvins"}, "c1")]),
             AIMessage(content="", tool_calls=[call("convert", {"value": 1, "unit": "celsius"}, "c2")]),
             AIMessage(content="1 celsius"),
         ],
-        seen=[],
     )
     interceptor = ToolErrorInterceptor()
     async with servers.connect(servers.make_server()) as session:
@@ -200,7 +172,7 @@ async def test_langchain_agent_sees_the_guidance() -> None:
             {"configurable": {"thread_id": "t1"}},
         )
     assert state["messages"][-1].content == "1 celsius"
-    second_call_input = model.seen[1]
+    second_call_input = model.calls[1]
     failed = second_call_input[-1]
     assert isinstance(failed, ToolMessage)
     assert failed.status == "error"
@@ -231,10 +203,10 @@ def _seen(calls: list[list[BaseMessage]]) -> list[list[tuple[Any, ...]]]:
 async def _agent_run(interceptor: ToolErrorInterceptor, session: Any, second_unit: str) -> Any:
     from langchain.agents import create_agent
 
-    model = ScriptedModel(script=_isolation_script(second_unit), seen=[])
+    model = ScriptedChatModel(script=_isolation_script(second_unit))
     tools = await load_mcp_tools(session, tool_interceptors=[interceptor])
     await create_agent(model, tools).ainvoke({"messages": [{"role": "user", "content": "convert"}]})
-    return _seen(model.seen)
+    return _seen(model.calls)
 
 
 @pytest.mark.parametrize("loop_action", ["block", "note"])
