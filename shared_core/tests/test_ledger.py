@@ -794,3 +794,27 @@ def test_block_never_applies_to_an_ambiguous_failure() -> None:
     assert (
         decide_loop(ledger.check("read_file", {"path": "/etc/shadow"}), loop_action="block").action == "block"
     )
+
+
+@pytest.mark.parametrize(
+    ("python_text", "json_text"),
+    [
+        ("{'n': 1e3}", '{"n": 1000}'),
+        ("{'n': 1E-2}", '{"n": 0.01}'),
+        ("{'n': 0x10}", '{"n": 16}'),
+        ("{'n': 0o17}", '{"n": 15}'),
+        ("{'n': 0b101}", '{"n": 5}'),
+        ("{'n': 1_000}", '{"n": 1000}'),
+        ("{'n': .5}", '{"n": 0.5}'),
+    ],
+)
+def test_python_number_literals_equal_their_json(python_text: str, json_text: str) -> None:
+    # A model that writes Python literals repeats the call it watched fail just the same.
+    assert canonical_arguments(python_text) == canonical_arguments(json_text)
+    ledger = FailureLedger()
+    ledger.record("t", json_text, FIXABLE)
+    assert ledger.check("t", python_text).canonical
+
+
+def test_number_followed_by_a_name_is_not_a_literal() -> None:
+    assert canonical_arguments("{'n': 1e3x}") != canonical_arguments('{"n": 1000}')

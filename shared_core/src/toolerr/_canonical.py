@@ -192,9 +192,11 @@ class _Canonicaliser:
 _MISSING: Any = object()
 _STR_ESCAPES = frozenset("\n\r\\'\"abfnrtv01234567xNuU")
 _BYTES_ESCAPES = frozenset("\n\r\\'\"abfnrtv01234567x")
-# Until the split of ``_ledger``, this module's number pattern was shadowed by the diagnosis
-# key's ``\d+(?:\.\d+)?`` defined later in the same module; kept as it ran.
-_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+# Python number literals as ``ast.literal_eval`` reads them: hex, octal and binary, digit
+# separators, exponents and imaginary parts.
+_NUMBER = re.compile(
+    r"0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+|(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][+-]?\d[\d_]*)?[jJ]?"
+)
 
 
 def _literal_source(text: str) -> str | None:
