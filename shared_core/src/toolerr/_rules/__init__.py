@@ -65,6 +65,7 @@ from ._base import (
 from .codes import (
     AWS_ERROR_CODES,
     BODY_MAX_CHARS,
+    BODY_WAIT_S,
     ERRNO,
     ERRNO_SUBSTRING,
     GAI_CLASSES,
@@ -126,6 +127,7 @@ from .words import (
 __all__ = [
     "AWS_ERROR_CODES",
     "BODY_MAX_CHARS",
+    "BODY_WAIT_S",
     "CHAIN_ATTRIBUTES",
     "CLIENT_ALIASES",
     "CLINE_QUERY_KEY",

@@ -308,3 +308,6 @@ RATE_LIMIT_RULE = CodeRule(
 )
 # Attributes that hold the parsed body (openai/anthropic ``exc.body``) or the response.
 BODY_MAX_CHARS = 4096
+# urllib HTTPError: how long to wait for a body that has not arrived with the headers (its
+# buffer is peeked, never consumed); only when nothing is buffered and Content-Length > 0.
+BODY_WAIT_S = 0.05

@@ -153,6 +153,11 @@ WORDS: tuple[Word, ...] = (
         "TooManyRequests", "google.api_core", "google.api_core TooManyRequests, AWS TooManyRequestsException"
     ),
     _class_word("ServiceUnavailable", "google.api_core", "google.api_core ServiceUnavailable, AWS code"),
+    _class_word(
+        "ResourceExhausted",
+        "google.api_core",
+        "google.api_core ResourceExhausted in LangChain's repr (429 per-minute quota; traps override)",
+    ),
     _class_word("InternalServerError", "google.api_core", "openai/anthropic/google InternalServerError"),
     _class_word("atewayTimeout", "google.api_core", "google.api_core GatewayTimeout"),
     Word("Gateway Time-out", T, "timeout", UO, "nginx 504 page"),
