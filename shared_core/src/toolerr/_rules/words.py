@@ -476,5 +476,19 @@ WORDS: tuple[Word, ...] = (
     Word("Request had invalid authentication credentials", U, "auth", None, "Google UNAUTHENTICATED details"),
     Word("Method not implemented", U, "not_implemented", None, "gRPC UNIMPLEMENTED details"),
     Word("Invalid timezone", F, "validation", None, "mcp-server-time 'Invalid timezone: ...'"),
+    Word(
+        "Invalid time format",
+        F,
+        "bad_arguments",
+        None,
+        "mcp-server-time 'Invalid time format. Expected HH:MM'",
+    ),
+    Word(
+        "Could not find exact match for edit",
+        F,
+        "edit_no_match",
+        None,
+        "@modelcontextprotocol/server-filesystem edit_file (the oldText the caller gave)",
+    ),
     Word("Cannot specify both", F, "validation", None, "MCP reference servers' mutually exclusive arguments"),
 )
