@@ -1,4 +1,5 @@
-"""Words: texts matched as substrings of the classified window (DELIVERY.md section 3)."""
+"""Words: texts matched as substrings of the classified window (the contract's Classification
+section: the published word lists and the vocabulary beyond them)."""
 
 from __future__ import annotations
 
