@@ -221,7 +221,8 @@ MCP_REFERENCE_NPM = [
 @nox.session(python=PYTHON)
 def mcp_servers(session: nox.Session) -> None:
     """The toolerr-mcp proxy in front of the MCP reference servers (time, git, fetch from
-    PyPI; everything, filesystem from npm), direct against through the proxy."""
+    PyPI; everything, filesystem from npm), direct against through the proxy, and the
+    failures they return classified by their cause."""
     session.install(*TEST_TOOLS)
     session.install("-e", "shared_core", "-e", "packages/mcp", *MCP_SDKS["2.x"])
     venv = ROOT / ".nox" / "mcp-reference-servers"
@@ -244,7 +245,12 @@ def mcp_servers(session: nox.Session) -> None:
     )
     session.env["TOOLERR_MCP_REFERENCE_BIN"] = str(venv / "bin")
     session.env["TOOLERR_MCP_NPM_BIN"] = str(npm / "node_modules" / ".bin")
-    _pytest(session, "packages/mcp/tests/test_reference_servers.py")
+    _pytest(
+        session,
+        "packages/mcp/tests/test_reference_servers.py",
+        # the servers' own failures, labelled by cause, classified direct and through the proxy
+        "packages/mcp/tests/test_reference_server_errors.py",
+    )
 
 
 def _install_hf(session: nox.Session, *extras: str) -> None:

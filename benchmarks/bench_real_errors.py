@@ -34,14 +34,19 @@ def main() -> None:
     print(f"{len(cases)} cases, {len({c.library for c in cases})} libraries; labels {dict(kinds)}\n")
     print(evaluate.report(rs))
     misses = evaluate.misses(rs, ("exception", "framework", "flagged"))
+    twins = evaluate.twins(rs)
+    missed = [r for r in rs if r.path in ("exception", "framework", "flagged") and r.score != "correct"]
+    for path in ("exception", "framework", "flagged"):
+        wrong = [r for r in missed if r.path == path and r.score == "wrong"]
+        same = [r for r in wrong if len(twins[id(r)]) > 1]
+        print(f"\n{path}: {len(wrong)} wrong, {len(same)} on a text another label shares")
     print("\nMisses (exception, framework, flagged paths):\n")
-    print("| case | path | label | got | rule | cause carried by |")
-    print("|---|---|---|---|---|---|")
-    for m in misses:
-        case = next(c for c in cases if c.id == m["id"])
+    print("| case | path | label | got | rule | cause carried by | labels of the same text |")
+    print("|---|---|---|---|---|---|---|")
+    for m, r in zip(misses, missed, strict=True):
         print(
             f"| {m['id']} | {m['path']} | {m['label']} | {m['got']} | {m['rule'] or '-'} "
-            f"| {generate.evidence(case)} |"
+            f"| {generate.evidence(r.case)} | {', '.join(sorted(twins[id(r)]))} |"
         )
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

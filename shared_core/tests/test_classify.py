@@ -425,6 +425,16 @@ def test_every_scanner_entry_is_found_in_context() -> None:
         assert text in found, text
 
 
+def test_no_word_repeats_a_structured_name() -> None:
+    # errno and gRPC names are matched from their own tables (the structured rule wins), and
+    # the gRPC views (numbers, Go names, bare words) are derived from the one status table.
+    texts = {w.text for w in R.WORDS}
+    assert not texts & (set(R.ERRNO) | set(R.GRPC_WORDS))
+    assert R.GRPC_NUMBERS[14] == "UNAVAILABLE" and R.GRPC_ALIASES["Canceled"] == "CANCELLED"
+    assert set(R.GRPC_NUMBERS.values()) == set(R.GRPC_ALIASES.values()) == set(R.GRPC_STATUS)
+    assert all(R.GRPC_STATUS[n].source.startswith(f"gRPC {i}") for i, n in R.GRPC_NUMBERS.items())
+
+
 def test_every_http_status_in_the_table_is_read() -> None:
     for code, rule in R.HTTP_STATUS.items():
         v = inspect_result(f"Error: HTTP {code}")

@@ -533,6 +533,54 @@ def test_real_urllib_http_error_with_retry_after() -> None:
     assert (verdict.kind, verdict.status, verdict.retry_after) == ("transient", 429, 12.0)
 
 
+def _urllib_error_over_a_socket_pair(
+    head: bytes, body: bytes
+) -> tuple[urllib.error.HTTPError, socket.socket]:
+    """A real urllib HTTPError around a real http.client.HTTPResponse, read from one end of a
+    Unix socket pair (what urlopen raises, without a network)."""
+    import http.client
+
+    ours, theirs = socket.socketpair()
+    ours.settimeout(5.0)
+    theirs.sendall(head + body)
+    resp = http.client.HTTPResponse(ours, method="GET")
+    resp.begin()
+    exc = urllib.error.HTTPError("https://x", resp.status, resp.reason, resp.msg, resp)  # type: ignore[arg-type]
+    return exc, ours, theirs
+
+
+def test_urllib_http_error_body_is_peeked_not_consumed() -> None:
+    body = json.dumps({"error": {"message": "You exceeded your current quota", "code": "insufficient_quota"}})
+    head = f"HTTP/1.1 429 Too Many Requests\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+    exc, ours, peer = _urllib_error_over_a_socket_pair(head, body.encode())
+    try:
+        verdict = inspect_result("HTTP Error 429: Too Many Requests", exception=exc)
+        assert (verdict.kind, verdict.status) == ("unrecoverable", 429)
+        assert exc.read() == body.encode()  # the caller still reads all of it
+    finally:
+        for closable in (exc, ours, peer):
+            closable.close()
+
+
+def test_urllib_http_error_body_not_arrived_is_not_waited_for() -> None:
+    import time
+
+    head = b"HTTP/1.1 429 Too Many Requests\r\nContent-Length: 40\r\n\r\n"
+    exc, ours, peer = _urllib_error_over_a_socket_pair(head, b"")
+    try:
+        started = time.perf_counter()
+        verdict = inspect_result("HTTP Error 429: Too Many Requests", exception=exc)
+        # not a speed figure: it did not block until the socket's own 5 s timeout
+        assert time.perf_counter() - started < 2.5
+        assert ours.gettimeout() == 5.0  # restored after the non-blocking peek
+        assert (verdict.kind, verdict.status) == ("transient", 429)  # what the status says
+        peer.sendall(b'{"error": {"code": "rate_limit_exceeded"}}'[:40])
+        assert len(exc.read()) == 40  # the socket is as it was (blocking, nothing consumed)
+    finally:
+        for closable in (exc, ours, peer):
+            closable.close()
+
+
 def test_retry_after_headers_and_dates() -> None:
     exc = with_attrs(HttpxHTTPStatusError("x"), response=Response(503, {"retry-after-ms": "2500"}))
     assert inspect_result("", exception=exc).retry_after == 2.5

@@ -42,6 +42,28 @@ from toolerr import inspect_result
         ("deadlock detected", "transient", "not_executed"),
         ("Invalid timezone: 'Mars/Phobos'", "fixable", None),
         ("Cannot specify both 'path' and 'content'", "fixable", None),
+        # as the reference servers return them (packages/mcp/tests/test_reference_server_errors.py)
+        ("Invalid timezone: 'No time zone found with key Mars/Olympus_Mons'", "fixable", None),
+        ("Invalid time format. Expected HH:MM [24-hour format]", "fixable", None),
+        ("Cannot specify both head and tail parameters simultaneously", "fixable", None),
+        ("Could not find exact match for edit:\nthree", "fixable", None),
+        (
+            "Access denied - path outside allowed directories: /etc/passwd not in /tmp/w",
+            "unrecoverable",
+            None,
+        ),
+        ("Ref 'no-such-branch' did not resolve to an object", "ambiguous", None),
+        ("Cannot create branch 'main': refs/heads/main already exists", "ambiguous", None),
+        (
+            "Failed to fetch http://127.0.0.1:9/: ConnectError('All connection attempts failed')",
+            "transient",
+            "not_executed",
+        ),
+        (
+            "ResourceExhausted(\"Quota exceeded for quota metric 'Requests' and limit 'Requests per minute'\")",
+            "transient",
+            "not_executed",
+        ),
         ("Invalid API key: check the timezone settings", "unrecoverable", None),
         ("Error code: 400 - Billing hard limit has been reached", "unrecoverable", None),
     ],

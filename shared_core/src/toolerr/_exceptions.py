@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno as _errno
 import json
 import logging
+import select
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -235,6 +236,50 @@ def _body_text(value: Any) -> str:
     return ""
 
 
+def _buffered_body(exc: BaseException) -> str:
+    """urllib ``HTTPError``: the start of the body that arrived with the headers, peeked from
+    the response's read buffer without consuming it (the caller can still ``exc.read()`` all
+    of it) and without waiting for more (the socket is non-blocking during the peek). ``""``
+    where nothing is buffered, the body is chunked, or the objects are not the stdlib's."""
+    resp = safe_getattr(exc, "fp")  # the http.client.HTTPResponse (or an addinfourl around it)
+    if class_name(type(resp))[2] != "http.client.HTTPResponse":
+        resp = safe_getattr(resp, "fp")
+        if class_name(type(resp))[2] != "http.client.HTTPResponse":
+            return ""
+    if safe_getattr(resp, "chunked") is not False or safe_getattr(resp, "_method") == "HEAD":
+        return ""
+    reader = safe_getattr(resp, "fp")
+    if class_name(type(reader))[2] != "_io.BufferedReader":
+        return ""
+    sock = safe_getattr(safe_getattr(reader, "raw"), "_sock")  # socket.SocketIO's socket
+    classes = safe_getattr(type(sock), "__mro__") or ()
+    if not any(class_name(cls)[2] in ("socket.socket", "ssl.SSLSocket") for cls in classes):
+        return ""
+    try:
+        timeout = sock.gettimeout()
+    except Exception:  # noqa: BLE001 - a closed or foreign socket
+        return ""
+    length = safe_getattr(resp, "length")  # what is left of Content-Length
+    data = b""
+    try:
+        sock.settimeout(0.0)
+        data = reader.peek(R.BODY_MAX_CHARS) or b""
+        if not data and length:
+            # the body may follow the headers by a moment: wait for it, briefly and once
+            select.select([sock], [], [], R.BODY_WAIT_S)
+            data = reader.peek(R.BODY_MAX_CHARS) or b""
+    except Exception:  # noqa: BLE001 - nothing buffered (would block), closed, TLS state
+        log_swallowed("peeking a urllib HTTPError body", logging.DEBUG)
+    finally:
+        try:
+            sock.settimeout(timeout)
+        except Exception:  # noqa: BLE001 - the socket was closed meanwhile
+            log_swallowed("restoring a socket timeout", logging.DEBUG)
+    if isinstance(length, int):
+        data = data[:length]
+    return _body_text(data)
+
+
 def _vendor_codes(body: str, link: Link) -> None:
     """Error codes of a JSON error body: ``error.code``, ``error.type``, ``error.status``
     and Google ErrorInfo ``reason``s."""
@@ -331,6 +376,8 @@ def _read_link(exc: BaseException, facts: ExceptionFacts) -> Link:
     body = safe_getattr(exc, "body")  # openai / anthropic APIStatusError.body (parsed JSON)
     if body is not None and not link.body:
         link.body = _body_text(body)
+    if not link.body and display == "urllib.error.HTTPError":
+        link.body = _buffered_body(exc)
     if link.body:
         _vendor_codes(link.body.strip(), link)
     for attr in ("code", "type", "reason"):  # openai exc.code / exc.type, google exc.reason

@@ -13,6 +13,7 @@ detected failure left ambiguous); *wrong* when a kind with guidance differs from
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -251,3 +252,26 @@ def misses(
                 }
             )
     return out
+
+
+# What differs between two cases' texts without telling their causes apart: the opaque
+# route of the scenario and the length of its body.
+_NOT_CAUSE = (
+    (re.compile(r"/s/c[0-9a-f]{10}"), "/s/ROUTE"),
+    (re.compile(r"'Content-Length': '\d+'"), "'Content-Length': 'N'"),
+)
+
+
+def _cause_free(text: str) -> str:
+    for pattern, repl in _NOT_CAUSE:
+        text = pattern.sub(repl, text)
+    return text
+
+
+def twins(rs: list[Result]) -> dict[int, set[str]]:
+    """For each result (by ``id``): the labels of every case whose input on the same path
+    (and framework) is the same text; more than one label: no text rule can be right for all."""
+    labels: dict[tuple[str, str, str], set[str]] = defaultdict(set)
+    for r in rs:
+        labels[(r.path, r.framework, _cause_free(r.text))].add(r.case.kind)
+    return {id(r): labels[(r.path, r.framework, _cause_free(r.text))] for r in rs}

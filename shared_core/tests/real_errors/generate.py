@@ -36,7 +36,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).parent))
 
 import servers
-from servers import GRPC_DETAILS
+from servers import GRPC_DETAILS, route
 
 T, F, U, A = "transient", "fixable", "unrecoverable", "ambiguous"
 NE, UO = "not_executed", "unknown_outcome"
@@ -67,9 +67,10 @@ def exc_type(exc: BaseException) -> str:
 # Scenarios whose cause is only in the response body or headers: a plain HTTP client's
 # message (``429 Too Many Requests``) does not carry it.
 BODY_ONLY = ("rest_429_quota", "goo_quota_day", "oai_insufficient_quota", "rest_github_rate")
-# Clients whose exception keeps the body already read (httpx, requests) or at least the
-# headers (urllib HTTPError, aiohttp ClientResponseError: no body).
-_KEEPS_BODY = ("httpx-", "requests-", "group-quota", "chain-quota")
+# Clients whose exception keeps the body already read (httpx, requests), or whose body
+# arrived with the headers and is peeked without being consumed (urllib HTTPError); aiohttp
+# ClientResponseError keeps only the headers (no body).
+_KEEPS_BODY = ("httpx-", "requests-", "urllib-", "group-quota", "chain-quota")
 
 
 def evidence(case: Case) -> str:
@@ -83,7 +84,7 @@ def evidence(case: Case) -> str:
     if any(cid.endswith(name) for name in BODY_ONLY):
         if cid.endswith("rest_github_rate") or cid.startswith(_KEEPS_BODY):
             return "exception"
-        return "none"  # urllib and aiohttp drop the body
+        return "none"  # aiohttp drops the body
     if cid.startswith(("chain-", "group-")) or cid == "aiohttp-bad-scheme" or not str(case.exc):
         return "exception"
     return "both"
@@ -217,9 +218,9 @@ def _transport_scenarios(port: int, dead: int) -> list[tuple[str, str, str, str 
     return [
         ("refused", f"http://127.0.0.1:{dead}/v1/items", T, NE, "connection refused"),
         ("dns", "http://api.nonexistent-host.invalid/v1/items", T, NE, "DNS name does not resolve"),
-        ("read_timeout", f"{base}/hang", T, UO, "read timeout after the request was sent"),
-        ("reset", f"{base}/reset", T, UO, "connection reset after the request was sent"),
-        ("closed", f"{base}/close", T, UO, "server closed the connection without answering"),
+        ("read_timeout", f"{base}/{route('hang')}", T, UO, "read timeout after the request was sent"),
+        ("reset", f"{base}/{route('reset')}", T, UO, "connection reset after the request was sent"),
+        ("closed", f"{base}/{route('close')}", T, UO, "server closed the connection without answering"),
     ]
 
 
@@ -230,7 +231,7 @@ def httpx_cases(port: int, dead: int) -> Iterator[Case]:
     with httpx.Client(timeout=TIMEOUT) as client:
         for name in GENERIC_HTTP:
             kind, outcome, cause = HTTP_LABELS[name]
-            exc = _catch(lambda: client.get(f"{base}/{name}/v1/items").raise_for_status())
+            exc = _catch(lambda: client.get(f"{base}/{route(name)}/v1/items").raise_for_status())
             yield Case(f"httpx-{name}", "httpx", cause, kind, outcome, exc, "fetch")
         for name, url, kind, outcome, cause in _transport_scenarios(port, dead):
             exc = _catch(lambda: client.post(url, json={"q": 1}))
@@ -239,7 +240,7 @@ def httpx_cases(port: int, dead: int) -> Iterator[Case]:
         yield Case("httpx-bad-scheme", "httpx", "URL with an unsupported scheme", F, None, exc, "fetch")
         exc = _catch(lambda: client.get("http://"))
         yield Case("httpx-empty-host", "httpx", "URL without a host", F, None, exc, "fetch")
-        exc = _catch(lambda: client.get(f"{base}/rest_html").json())
+        exc = _catch(lambda: client.get(f"{base}/{route('rest_html')}").json())
         yield Case(
             "httpx-html-not-json",
             "httpx",
@@ -255,7 +256,7 @@ def httpx_cases(port: int, dead: int) -> Iterator[Case]:
         async with httpx.AsyncClient(timeout=TIMEOUT) as client:
             for name in ("rest_429", "rest_503", "oai_insufficient_quota"):
                 kind, outcome, cause = HTTP_LABELS[name]
-                resp = await client.get(f"{base}/{name}")
+                resp = await client.get(f"{base}/{route(name)}")
                 exc = _catch(resp.raise_for_status)
                 out.append(Case(f"httpx-async-{name}", "httpx", cause, kind, outcome, exc, "fetch"))
             for name, url, kind, outcome, cause in _transport_scenarios(port, dead):
@@ -273,7 +274,7 @@ def requests_cases(port: int, dead: int) -> Iterator[Case]:
     with requests.Session() as s:
         for name in GENERIC_HTTP:
             kind, outcome, cause = HTTP_LABELS[name]
-            exc = _catch(lambda: s.get(f"{base}/{name}", timeout=TIMEOUT).raise_for_status())
+            exc = _catch(lambda: s.get(f"{base}/{route(name)}", timeout=TIMEOUT).raise_for_status())
             yield Case(f"requests-{name}", "requests", cause, kind, outcome, exc, "fetch")
         for name, url, kind, outcome, cause in _transport_scenarios(port, dead):
             exc = _catch(lambda: s.post(url, json={"q": 1}, timeout=TIMEOUT))
@@ -284,7 +285,7 @@ def requests_cases(port: int, dead: int) -> Iterator[Case]:
         yield Case("requests-no-host", "requests", "URL without a host", F, None, exc, "fetch")
         exc = _catch(lambda: s.get("gopher://127.0.0.1/x", timeout=TIMEOUT))
         yield Case("requests-bad-scheme", "requests", "URL with an unsupported scheme", F, None, exc, "fetch")
-        exc = _catch(lambda: s.get(f"{base}/rest_html", timeout=TIMEOUT).json())
+        exc = _catch(lambda: s.get(f"{base}/{route('rest_html')}", timeout=TIMEOUT).json())
         yield Case(
             "requests-html-not-json", "requests", "HTML where JSON was expected", A, None, exc, "fetch"
         )
@@ -311,7 +312,7 @@ def urllib3_cases(port: int, dead: int) -> Iterator[Case]:
     )
     for name in ("rest_429", "rest_503"):
         kind, outcome, cause = HTTP_LABELS[name]
-        exc = _catch(lambda: status_retry.request("GET", f"http://127.0.0.1:{port}/s/{name}"))
+        exc = _catch(lambda: status_retry.request("GET", f"http://127.0.0.1:{port}/s/{route(name)}"))
         yield Case(
             f"urllib3-retries-{name}", "urllib3", cause + " (after retries)", kind, outcome, exc, "fetch"
         )
@@ -325,7 +326,7 @@ def urllib_cases(port: int, dead: int) -> Iterator[Case]:
     base = f"http://127.0.0.1:{port}/s"
     for name in GENERIC_HTTP:
         kind, outcome, cause = HTTP_LABELS[name]
-        exc = _catch(lambda: urllib.request.urlopen(f"{base}/{name}", timeout=TIMEOUT))
+        exc = _catch(lambda: urllib.request.urlopen(f"{base}/{route(name)}", timeout=TIMEOUT))
         yield Case(f"urllib-{name}", "urllib.request", cause, kind, outcome, exc, "fetch")
     for name, url, kind, outcome, cause in _transport_scenarios(port, dead):
         exc = _catch(lambda: urllib.request.urlopen(url, data=b"{}", timeout=TIMEOUT))
@@ -353,7 +354,7 @@ def aiohttp_cases(port: int, dead: int) -> Iterator[Case]:
                 kind, outcome, cause = HTTP_LABELS[name]
 
                 async def status(name: str = name) -> None:
-                    async with s.get(f"{base}/{name}") as resp:
+                    async with s.get(f"{base}/{route(name)}") as resp:
                         resp.raise_for_status()
 
                 out.append(
@@ -370,7 +371,9 @@ def aiohttp_cases(port: int, dead: int) -> Iterator[Case]:
                 )
 
             async def total() -> None:
-                async with s.get(f"{base}/hang", timeout=aiohttp.ClientTimeout(total=TIMEOUT)) as resp:
+                async with s.get(
+                    f"{base}/{route('hang')}", timeout=aiohttp.ClientTimeout(total=TIMEOUT)
+                ) as resp:
                     await resp.read()
 
             out.append(
@@ -402,7 +405,7 @@ def aiohttp_cases(port: int, dead: int) -> Iterator[Case]:
             )
 
             async def html() -> None:
-                async with s.get(f"{base}/rest_html") as resp:
+                async with s.get(f"{base}/{route('rest_html')}") as resp:
                     await resp.json()
 
             out.append(
@@ -441,7 +444,7 @@ def openai_cases(port: int, dead: int) -> Iterator[Case]:
         "rest_422",
     ]:
         kind, outcome, cause = HTTP_LABELS[name]
-        exc = _catch(lambda: call(f"http://127.0.0.1:{port}/s/{name}/v1"))
+        exc = _catch(lambda: call(f"http://127.0.0.1:{port}/s/{route(name)}/v1"))
         yield Case(f"openai-{name}", "openai", cause, kind, outcome, exc, "ask_model")
     for name, url, kind, outcome, cause in _transport_scenarios(port, dead):
         exc = _catch(lambda: call(url))
@@ -449,7 +452,9 @@ def openai_cases(port: int, dead: int) -> Iterator[Case]:
 
     async def run_async() -> list[Case]:
         client = openai.AsyncOpenAI(
-            api_key="sk-test", base_url=f"http://127.0.0.1:{port}/s/oai_insufficient_quota/v1", max_retries=0
+            api_key="sk-test",
+            base_url=f"http://127.0.0.1:{port}/s/{route('oai_insufficient_quota')}/v1",
+            max_retries=0,
         )
         exc = await _acatch(client.embeddings.create(model="text-embedding-3-small", input="hi"))
         dead_client = openai.AsyncOpenAI(
@@ -483,7 +488,7 @@ def anthropic_cases(port: int, dead: int) -> Iterator[Case]:
 
     for name in [n for n in HTTP_LABELS if n.startswith("ant_")] + ["rest_503", "rest_422", "rest_409"]:
         kind, outcome, cause = HTTP_LABELS[name]
-        exc = _catch(lambda: call(f"http://127.0.0.1:{port}/s/{name}"))
+        exc = _catch(lambda: call(f"http://127.0.0.1:{port}/s/{route(name)}"))
         yield Case(f"anthropic-{name}", "anthropic", cause, kind, outcome, exc, "ask_model")
     for name, url, kind, outcome, cause in _transport_scenarios(port, dead):
         exc = _catch(lambda: call(url.rsplit("/v1", 1)[0]))
@@ -527,7 +532,7 @@ def botocore_cases(port: int, dead: int) -> Iterator[Case]:
 
     # Real HTTP round trips: DynamoDB's JSON protocol against the local server.
     for code, (kind, outcome) in AWS_LABELS.items():
-        ddb = client("dynamodb", f"http://127.0.0.1:{port}/s/aws_{code}")
+        ddb = client("dynamodb", f"http://127.0.0.1:{port}/s/{route('aws_' + code)}")
         exc = _catch(lambda: ddb.get_item(TableName="orders", Key={"id": {"S": "1"}}))
         yield Case(f"botocore-ddb-{code}", "botocore", f"DynamoDB {code}", kind, outcome, exc, "get_item")
     for name, url, kind, outcome, cause in _transport_scenarios(port, dead):
@@ -751,7 +756,7 @@ def google_cases(port: int, dead: int) -> Iterator[Case]:
 
     for name in [n for n in HTTP_LABELS if n.startswith("goo_")] + ["rest_502", "rest_503"]:
         kind, outcome, cause = HTTP_LABELS[name]
-        resp = requests.get(f"http://127.0.0.1:{port}/s/{name}", timeout=TIMEOUT)
+        resp = requests.get(f"http://127.0.0.1:{port}/s/{route(name)}", timeout=TIMEOUT)
         yield Case(
             f"google-http-{name}",
             "google-api-core",
@@ -1189,7 +1194,7 @@ def stdlib_cases(tmp: Path, port: int, dead: int) -> Iterator[Case]:
 
     def sock_hang() -> None:
         with socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT) as s:
-            s.sendall(b"GET /s/hang HTTP/1.1\r\nHost: x\r\n\r\n")
+            s.sendall(f"GET /s/{route('hang')} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
             s.recv(10)
 
     exc = _catch(sock_hang)
@@ -1197,7 +1202,7 @@ def stdlib_cases(tmp: Path, port: int, dead: int) -> Iterator[Case]:
 
     def sock_reset() -> None:
         with socket.create_connection(("127.0.0.1", port), timeout=1.0) as s:
-            s.sendall(b"GET /s/reset HTTP/1.1\r\nHost: x\r\n\r\n")
+            s.sendall(f"GET /s/{route('reset')} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
             s.settimeout(1.0)
             s.recv(10)
             s.recv(10)
@@ -1451,7 +1456,7 @@ def stdlib_cases(tmp: Path, port: int, dead: int) -> Iterator[Case]:
 
         async def denied() -> None:
             async with httpx.AsyncClient() as c:
-                (await c.get(f"http://127.0.0.1:{port}/s/rest_403")).raise_for_status()
+                (await c.get(f"http://127.0.0.1:{port}/s/{route('rest_403')}")).raise_for_status()
 
         async def group_mixed() -> None:
             await group(denied(), conn(dead))
@@ -1474,7 +1479,8 @@ def stdlib_cases(tmp: Path, port: int, dead: int) -> Iterator[Case]:
 
         async def group_429() -> None:
             await group(
-                fetch(f"http://127.0.0.1:{port}/s/rest_429"), fetch(f"http://127.0.0.1:{port}/s/rest_503")
+                fetch(f"http://127.0.0.1:{port}/s/{route('rest_429')}"),
+                fetch(f"http://127.0.0.1:{port}/s/{route('rest_503')}"),
             )
 
         out.append(
@@ -1491,7 +1497,7 @@ def stdlib_cases(tmp: Path, port: int, dead: int) -> Iterator[Case]:
 
         async def group_quota() -> None:
             async with asyncio.TaskGroup() as tg:
-                tg.create_task(fetch(f"http://127.0.0.1:{port}/s/rest_429_quota"))
+                tg.create_task(fetch(f"http://127.0.0.1:{port}/s/{route('rest_429_quota')}"))
 
         out.append(
             Case(
@@ -1521,10 +1527,12 @@ def stdlib_cases(tmp: Path, port: int, dead: int) -> Iterator[Case]:
         httpx.get(f"http://127.0.0.1:{dead}/x", timeout=TIMEOUT)
 
     def forbidden() -> None:
-        httpx.get(f"http://127.0.0.1:{port}/s/rest_403", timeout=TIMEOUT).raise_for_status()
+        httpx.get(f"http://127.0.0.1:{port}/s/{route('rest_403')}", timeout=TIMEOUT).raise_for_status()
 
     def quota() -> None:
-        httpx.get(f"http://127.0.0.1:{port}/s/oai_insufficient_quota", timeout=TIMEOUT).raise_for_status()
+        httpx.get(
+            f"http://127.0.0.1:{port}/s/{route('oai_insufficient_quota')}", timeout=TIMEOUT
+        ).raise_for_status()
 
     yield Case(
         "chain-refused",

@@ -1,15 +1,20 @@
 """Local servers on 127.0.0.1 that answer the error responses real services send.
 
-``HttpServer`` answers ``/s/<scenario>/...`` with the scenario's status, headers and body
+``HttpServer`` answers ``/s/<route>/...`` with the scenario's status, headers and body
 (:data:`SCENARIOS`), hangs on ``hang`` (for read timeouts), resets the connection on
 ``reset`` (RST after the request was read) and closes without answering on ``close``.
 ``GrpcServer`` aborts ``/toolerr.Test/<CODE>`` with that gRPC status (``SLOW`` sleeps past
 the client's deadline). ``refused_port`` is a port nobody listens on. Nothing leaves the
 machine: every address is 127.0.0.1.
+
+A scenario's URL carries an opaque route (:func:`route`), never its name: the URL a client
+prints in its message (``... for url 'http://127.0.0.1:PORT/s/<route>'``) must not tell the
+classifier the cause the case was labelled with (``/s/oai_insufficient_quota`` did).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import socket
 import struct
@@ -371,7 +376,7 @@ class _Handler(BaseHTTPRequestHandler):
         if length:
             self.rfile.read(length)
         parts = self.path.split("/")
-        name = parts[2] if len(parts) > 2 and parts[1] == "s" else ""
+        name = _BY_ROUTE.get(parts[2], "") if len(parts) > 2 and parts[1] == "s" else ""
         if name == "hang":
             time.sleep(3.0)
             return
@@ -403,6 +408,17 @@ class _Handler(BaseHTTPRequestHandler):
     do_GET = _answer
     do_POST = _answer
     do_PUT = _answer
+
+
+_SPECIAL = ("hang", "reset", "close")
+
+
+def route(name: str) -> str:
+    """The opaque path segment the server answers as scenario ``name``."""
+    return "c" + hashlib.sha256(name.encode()).hexdigest()[:10]
+
+
+_BY_ROUTE: dict[str, str] = {route(name): name for name in (*_SPECIAL, *SCENARIOS)}
 
 
 class _QuietServer(ThreadingHTTPServer):

@@ -14,6 +14,7 @@ from typing import Any
 import evaluate
 import generate
 import pytest
+import servers
 
 # The corpus keeps the exceptions the libraries raised, and with them their responses and
 # sockets (closed when collected): not this suite's leak.
@@ -101,14 +102,17 @@ def _pct(rs: list[evaluate.Result], path: str, key: str, carried: bool) -> float
 
 
 # Issue 11's targets, on the cases whose input carries the cause; and floors on every case
-# (the figures of benchmarks/RESULTS.md, so that a regression fails here).
+# (the figures of benchmarks/RESULTS.md, so that a regression fails here). The framework
+# floor on every case allows the wrong answers on texts that another case with another label
+# shares word for word (a bare "429 Too Many Requests" whose quota body the message dropped,
+# a GitHub rate limit sent as "403 Forbidden"): see ``test_wrong_text_answers_are_on_shared_texts``.
 @pytest.mark.parametrize(
     ("path", "carried", "correct", "wrong"),
     [
         ("exception", True, 95.0, 1.0),
         ("framework", True, 90.0, 1.0),
-        ("exception", False, 97.0, 1.5),
-        ("framework", False, 90.0, 4.0),
+        ("exception", False, 98.0, 1.0),
+        ("framework", False, 90.0, 5.5),
     ],
 )
 def test_guidance_targets(
@@ -146,3 +150,55 @@ def test_turned_away_is_not_executed_and_timeouts_are_unknown(results: list[eval
 def test_verdict_status_is_plain(results: list[evaluate.Result]) -> None:
     for r in results:
         assert r.verdict.status is None or type(r.verdict.status) in (int, str), (r.case.id, r.verdict.status)
+
+
+def test_no_url_names_the_cause(cases: list[generate.Case]) -> None:
+    # The scenario a case was sent to is not in any text the classifier reads (an URL such
+    # as ``/s/oai_insufficient_quota`` told the text path the label).
+    names = [name for name in servers.SCENARIOS if len(name) > 4]
+    for case in cases:
+        texts = [str(case.exc), *generate.framework_texts(case).values()]
+        for name in names:
+            assert not any(name in text for text in texts), (case.id, name)
+
+
+def test_wrong_text_answers_are_on_shared_texts(results: list[evaluate.Result]) -> None:
+    # Every wrong answer from the text alone is on a text that a case with another label
+    # shares (after the opaque route and the body length), but for the aiohttp repr whose
+    # headers LangChain prints (listed in RESULTS.md): no text rule can be right for both.
+    twins = evaluate.twins(results)
+    for r in results:
+        if r.path in ("framework", "flagged") and r.score == "wrong":
+            shared = len(twins[id(r)]) > 1
+            assert shared or (
+                r.framework == "langchain" and r.case.id.startswith(("aiohttp-", "group-quota"))
+            ), (
+                r.case.id,
+                r.path,
+                r.framework,
+            )
+
+
+def test_urllib_body_is_peeked_not_consumed() -> None:
+    # The quota body of a urllib HTTPError is read from its buffer: the caller still reads
+    # every byte of it afterwards, and a body that has not arrived is not waited for long.
+    import select
+    import time
+    import urllib.error
+    import urllib.request
+
+    from toolerr import ToolErrorLayer
+
+    with servers.http_server() as port:
+        url = f"http://127.0.0.1:{port}/s/{servers.route('oai_insufficient_quota')}"
+        with pytest.raises(urllib.error.HTTPError) as info:
+            urllib.request.urlopen(url, timeout=5)
+        exc = info.value
+        # the body has reached this end (the server writes it just after the headers): the
+        # case of a body that arrived with the headers, not a race with the server's thread
+        select.select([exc.fp.fp.raw._sock], [], [], 5.0)  # type: ignore[union-attr]
+        started = time.perf_counter()
+        verdict = ToolErrorLayer().inspect_exception(exc)
+        assert time.perf_counter() - started < 2.5  # it did not block until the 5 s timeout
+        assert verdict.kind == "unrecoverable"
+        assert exc.read() == json.dumps(servers.SCENARIOS["oai_insufficient_quota"].body).encode()
