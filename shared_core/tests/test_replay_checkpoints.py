@@ -114,7 +114,7 @@ def test_checkpoints_are_bounded_and_reused() -> None:
         messages = [*messages, *exchange(number, [(number % 4, 1 if number % 3 else 0)])]
         state(layer, messages)
     assert len(layer._checkpoints) == 1  # each new one extends the last
-    assert len(layer._checkpoints[0].pairs) == 60 - 16
+    assert layer._checkpoints[0].calls == 60 - 16
     runs = []
     for run in range(12):  # concurrent conversations: at most 8 checkpoints
         conversation = [Message("user", f"run {run}")]
