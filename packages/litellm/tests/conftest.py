@@ -14,7 +14,7 @@ import textwrap
 import threading
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -297,7 +297,11 @@ class Proxy:
         return [json.loads(line) for line in self.metadata_log.read_text().splitlines() if line]
 
 
-def launch_proxy(directory: Path, upstream_url: str, *, hook: bool = True) -> Proxy:
+def launch_proxy(
+    directory: Path, upstream_url: str, *, hook: bool = True, pythonpath: Sequence[str] = ()
+) -> Proxy:
+    """A proxy process; ``pythonpath``: more import paths after the hook's directory (the
+    benchmark runs an older toolerr tree this way)."""
     config = write_config(directory, upstream_url, hook=hook)
     port = free_port()
     log = directory / "proxy.log"
@@ -307,7 +311,7 @@ def launch_proxy(directory: Path, upstream_url: str, *, hook: bool = True) -> Pr
         "LITELLM_LOCAL_MODEL_COST_MAP": "True",
         "LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS": "True",
         "TOOLERR_TEST_LOG": str(metadata_log),
-        "PYTHONPATH": str(directory),
+        "PYTHONPATH": os.pathsep.join([str(directory), *pythonpath]),
         "NO_PROXY": "*",
     }
     litellm = Path(sys.executable).parent / "litellm"
