@@ -310,3 +310,21 @@ def test_a_forgotten_run_takes_its_checkpoints_with_it() -> None:
     layer.inspected.clear()
     assert state(layer, messages, run="thread-1") == state(ToolErrorLayer(), messages)
     assert len(layer.inspected) == 40
+
+
+def test_a_remembered_verdict_evicted_since_a_checkpoint_makes_it_unusable() -> None:
+    """A run keeps its latest 4,096 remembered verdicts: one evicted after a checkpoint used
+    it no longer applies (a replay from the start does not see it), so neither does the
+    checkpoint (the eviction is a change of that call's verdict)."""
+    layer = CountingLayer()
+    messages = grow(60, [(0, 0)])
+    verdict = Verdict(failed=True, kind="fixable", rule="test")
+    layer.remember("c10_0", verdict, "ok: 3 items")  # the oldest of the run's verdicts
+    for number in range(4095):  # the run's verdicts are full
+        layer.remember(f"other_{number}", verdict, "x")
+    warm(layer, messages)
+    assert state(layer, messages) == cold(messages, [("c10_0", verdict, "ok: 3 items")])
+    layer.remember("other_4095", verdict, "x")  # evicts c10_0's verdict
+    assert layer.recall("c10_0", "ok: 3 items") is None
+    grown = [*messages, *exchange(60, [(0, 0)])]
+    assert state(layer, grown) == cold(grown)
