@@ -328,3 +328,19 @@ def test_a_remembered_verdict_evicted_since_a_checkpoint_makes_it_unusable() -> 
     assert layer.recall("c10_0", "ok: 3 items") is None
     grown = [*messages, *exchange(60, [(0, 0)])]
     assert state(layer, grown) == cold(grown)
+
+
+def test_a_gateways_interleaved_conversations_each_inspect_only_their_tail() -> None:
+    """Forty conversations served alternately in the shared scope (a gateway's hook): each
+    request of each one resumes from its own checkpoint."""
+    layer = CountingLayer()
+    conversations = [grow(30, first=100 * c) for c in range(40)]
+    for conversation in conversations:
+        warm(layer, conversation)
+    for turn in range(3):
+        for c, conversation in enumerate(conversations):
+            number = 100 * c + 30 + turn
+            conversations[c] = conversation = [*conversation, *exchange(number, [(number % 4, 1)])]
+            layer.inspected.clear()
+            assert state(layer, conversation) == state(ToolErrorLayer(), conversation)
+            assert len(layer.inspected) == TAIL + 1

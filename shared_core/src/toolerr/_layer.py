@@ -52,8 +52,10 @@ logger = logging.getLogger("toolerr")
 _CACHE_SIZE = 4096
 # Calls at the end of a conversation that are always replayed (cycles are looked for there).
 _REPLAY_TAIL = 16
-# Replay checkpoints kept per layer (one per conversation that grows; concurrent runs).
+# Replay checkpoints kept per run scope (one per conversation that grows; its branches).
 _CHECKPOINTS = 8
+# ... and in the shared scope (``run=None``), where a gateway serves all its conversations.
+_SHARED_CHECKPOINTS = 64
 # Run scopes kept per layer (runs given by key; runs given by object go with their object).
 _RUNS = 1024
 # Successes of a run kept back while its ledger holds no failure (they only matter for cycles).
@@ -674,7 +676,7 @@ class ToolErrorLayer:
                 c for c in state.checkpoints if c is not base and not (c.end <= end and c.starts(messages))
             ]
             state.checkpoints.append(kept)
-            del state.checkpoints[:-_CHECKPOINTS]
+            del state.checkpoints[: -(_SHARED_CHECKPOINTS if state is self._runs.default else _CHECKPOINTS)]
             if state.checkpoints:
                 oldest = min(c.serial for c in state.checkpoints)
                 if oldest > state.changes_base:  # the changes no checkpoint needs
