@@ -12,7 +12,8 @@ replay continues from its checkpoint).
 
     LITELLM_LOCAL_MODEL_COST_MAP=True python benchmarks/bench_litellm.py [--rounds 60]
 
-``--before TREE``: a third proxy whose hook imports toolerr from an older source tree (e.g.
+``--noop``: a proxy with two callbacks that do nothing (what LiteLLM's callback machinery
+itself costs). ``--before TREE``: a third proxy whose hook imports toolerr from an older source tree (e.g.
 ``git archive <commit> shared_core packages | tar -x -C TREE``), interleaved with the other
 two (before and after in the same run). ``--in-process-only``: only the hook's own time, with
 whatever toolerr is on the path (``PYTHONPATH=TREE/shared_core/src:TREE/packages/litellm/src``).
@@ -44,6 +45,18 @@ from toolerr import _wire  # noqa: E402
 from toolerr_litellm import ToolErrorCallback  # noqa: E402
 
 RATE = "Error: HTTP 429 Too Many Requests"
+NOOP_HOOK = """
+from litellm.integrations.custom_logger import CustomLogger
+
+
+class Noop(CustomLogger):
+    async def async_pre_call_hook(self, user_api_key_dict, cache, data, call_type):
+        return data
+
+
+handler = Noop()
+recorder = Noop()
+"""
 SIZES = (10, 100, 1000)
 
 
@@ -152,6 +165,9 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
     parser.add_argument("--before", type=Path, help="an older source tree, for a third proxy")
     parser.add_argument("--in-process-only", action="store_true")
+    parser.add_argument(
+        "--noop", action="store_true", help="a fourth proxy with two callbacks that do nothing"
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "out")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
@@ -171,6 +187,8 @@ def main() -> None:
         old = args.before.resolve()
         paths = [str(old / "shared_core" / "src"), str(old / "packages" / "litellm" / "src")]
         proxies["before"] = conftest.launch_proxy(base / "before", upstream.url, hook=True, pythonpath=paths)
+    if args.noop:  # what registering callbacks costs in LiteLLM itself
+        proxies["noop"] = conftest.launch_proxy(base / "noop", upstream.url, hook=True, hook_source=NOOP_HOOK)
     names = list(proxies)
     rows: list[dict[str, Any]] = []
     try:

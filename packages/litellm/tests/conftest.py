@@ -245,7 +245,7 @@ recorder = Recorder()
 """
 
 
-def write_config(directory: Path, upstream_url: str, *, hook: bool) -> Path:
+def write_config(directory: Path, upstream_url: str, *, hook: bool, hook_source: str | None = None) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     models = []
     for name in ("gpt-test", "codex-test", "gpt-c1"):
@@ -271,7 +271,7 @@ def write_config(directory: Path, upstream_url: str, *, hook: bool) -> Path:
     )
     settings: dict[str, Any] = {"drop_params": False, "num_retries": 0}
     if hook:
-        (directory / "toolerr_hook.py").write_text(textwrap.dedent(HOOK_FILE))
+        (directory / "toolerr_hook.py").write_text(textwrap.dedent(hook_source or HOOK_FILE))
         settings["callbacks"] = ["toolerr_hook.handler", "toolerr_hook.recorder"]
     config = {
         "model_list": models,
@@ -298,11 +298,17 @@ class Proxy:
 
 
 def launch_proxy(
-    directory: Path, upstream_url: str, *, hook: bool = True, pythonpath: Sequence[str] = ()
+    directory: Path,
+    upstream_url: str,
+    *,
+    hook: bool = True,
+    pythonpath: Sequence[str] = (),
+    hook_source: str | None = None,
 ) -> Proxy:
     """A proxy process; ``pythonpath``: more import paths after the hook's directory (the
-    benchmark runs an older toolerr tree this way)."""
-    config = write_config(directory, upstream_url, hook=hook)
+    benchmark runs an older toolerr tree this way); ``hook_source``: the module that
+    defines ``handler`` and ``recorder`` instead of the tests' one."""
+    config = write_config(directory, upstream_url, hook=hook, hook_source=hook_source)
     port = free_port()
     log = directory / "proxy.log"
     metadata_log = directory / "metadata.jsonl"

@@ -139,29 +139,34 @@ def to_conversation(items: Sequence[Any], cache: ConversionCache | None = None) 
     """The neutral conversation of a model input (see the module docstring); with a
     ``cache`` kept across model calls, the same message objects for the same items."""
     conversation = Conversation(items)
+    messages, groups, call_items = conversation.messages, conversation.groups, conversation.call_items
     names: dict[str, str] = {}
     mappings = [as_mapping(item) for item in items]
     model_side = [_is_model_side(item) for item in mappings]
     get = (cache if cache is not None else _NO_CACHE).get
+    count = len(mappings)
     index = 0
-    while index < len(items):
-        item, position, end = mappings[index], len(conversation.messages), index + 1
+    while index < count:
+        position, end = len(messages), index + 1
         if model_side[index]:
-            while end < len(items) and model_side[end]:
+            while end < count and model_side[end]:
                 end += 1
             group = tuple(range(index, end))
             message = get(_group_key(mappings, group, position), _assistant, mappings, group, position)
-            calls = [i for i in group if mappings[i].get("type") == "function_call"]
-            for call, call_index in zip(message.tool_calls, calls, strict=True):
-                conversation.call_items[id(call)] = call_index
-                if call.id is not None:
-                    names[call.id] = call.name
+            if message.tool_calls:
+                calls = [i for i in group if mappings[i].get("type") == "function_call"]
+                for call, call_index in zip(message.tool_calls, calls, strict=True):
+                    call_items[id(call)] = call_index
+                    if call.id is not None:
+                        names[call.id] = call.name
         else:
+            item = mappings[index]
             group = (index,)
-            name = names.get(call_id) if isinstance(call_id := item.get("call_id"), str) else None
+            call_id = item.get("call_id")
+            name = names.get(call_id) if isinstance(call_id, str) else None
             message = get(_item_key(item, name, position), _single, item, names, position)
-        conversation.messages.append(message)
-        conversation.groups.append(group)
+        messages.append(message)
+        groups.append(group)
         index = end
     return conversation
 
