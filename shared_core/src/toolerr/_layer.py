@@ -8,9 +8,10 @@ hook) calls :meth:`ToolErrorLayer.deliver_result` for it. Both call
 ``block``/``stop``) and :meth:`ToolErrorLayer.remember` when they hold the exception object
 of a failed call.
 
-Runs are isolated: every verdict remembered and every ledger kept belongs to a *run scope*
-(``run=``), the framework's per-run object (a session, a run context) or key (a thread id).
-Nothing remembered in one scope is seen from another, whatever the call ids.
+Runs are isolated: every verdict remembered and every ledger and replay checkpoint kept
+belongs to a *run scope* (``run=``), the framework's per-run object (a session, a run
+context) or key (a thread id). Nothing remembered in one scope is seen from another,
+whatever the call ids.
 """
 
 from __future__ import annotations
@@ -441,9 +442,9 @@ class ToolErrorLayer:
 
     The failed-call ledger of a model call is rebuilt from its conversation (so
     concurrent runs, retries and checkpointed threads are all correct), and a few replay
-    checkpoints let a conversation that only grew (the same message objects first) be
-    replayed from where the previous model call left off, with the same result as a replay
-    from the start. What the layer keeps between calls (verdicts adapters learned from
+    checkpoints per run scope let a conversation that only grew (the same message objects
+    first) be replayed from where the previous model call left off, with the same result as
+    a replay from the start. What the layer keeps between calls (verdicts adapters learned from
     exception objects; the ledger of :meth:`deliver_result`) belongs to a run scope, given
     as ``run=``: the framework's per-run object (held weakly, its state goes with it) or a
     key (a thread id; the latest 1,024 are kept). ``run=None`` is one shared scope, for
