@@ -11,6 +11,12 @@ next request repeats its conversation: the converted messages are reused and the
 replay continues from its checkpoint).
 
     LITELLM_LOCAL_MODEL_COST_MAP=True python benchmarks/bench_litellm.py [--rounds 60]
+
+``--noop``: a proxy with two callbacks that do nothing (what LiteLLM's callback machinery
+itself costs). ``--before TREE``: a third proxy whose hook imports toolerr from an older source tree (e.g.
+``git archive <commit> shared_core packages | tar -x -C TREE``), interleaved with the other
+two (before and after in the same run). ``--in-process-only``: only the hook's own time, with
+whatever toolerr is on the path (``PYTHONPATH=TREE/shared_core/src:TREE/packages/litellm/src``).
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +45,18 @@ from toolerr import _wire  # noqa: E402
 from toolerr_litellm import ToolErrorCallback  # noqa: E402
 
 RATE = "Error: HTTP 429 Too Many Requests"
+NOOP_HOOK = """
+from litellm.integrations.custom_logger import CustomLogger
+
+
+class Noop(CustomLogger):
+    async def async_pre_call_hook(self, user_api_key_dict, cache, data, call_type):
+        return data
+
+
+handler = Noop()
+recorder = Noop()
+"""
 SIZES = (10, 100, 1000)
 
 
@@ -99,75 +118,141 @@ def _post(conn: http.client.HTTPConnection, body: bytes) -> float:
 def in_process(body: bytes, repeats: int = 40) -> tuple[float, float]:
     """The hook's own time on a request parsed afresh each time (as the proxy does):
     (first sight of the conversation, median of the repeats after it)."""
+    first, _, warm, _ = in_process_times(body, repeats)
+    return first, warm
+
+
+def in_process_times(body: bytes, repeats: int = 40) -> tuple[float, float, float, float]:
+    """:func:`in_process` as (first, first CPU, median, median CPU): the CPU time of the
+    thread does not count the time other processes of a busy machine took the core."""
     handler = ToolErrorCallback()
-    times = []
+    times, cpu = [], []
     for _ in range(repeats + 1):
         data = json.loads(body)
         data["metadata"] = {}
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.thread_time()
         handler.rewrite(data, "acompletion")
+        cpu.append(time.thread_time() - start_cpu)
         times.append(time.perf_counter() - start)
-    return times[0], statistics.median(times[1:])
+    return times[0], cpu[0], statistics.median(times[1:]), statistics.median(cpu[1:])
+
+
+def in_process_rows(sizes: Sequence[int], repeats: int) -> list[dict[str, Any]]:
+    rows = []
+    for n in sizes:
+        for failed in (True, False):
+            messages = conversation(n, failed=failed)
+            body = json.dumps({"model": "gpt-test", "messages": messages}).encode()
+            _wire._CACHE.clear()
+            first, first_cpu, warm, warm_cpu = in_process_times(body, repeats)
+            rows.append(
+                {
+                    "messages": len(messages),
+                    "decision_step": "failed" if failed else "no failure",
+                    "hook_in_process_first_ms": round(first * 1000, 3),
+                    "hook_in_process_first_cpu_ms": round(first_cpu * 1000, 3),
+                    "hook_in_process_ms": round(warm * 1000, 3),
+                    "hook_in_process_cpu_ms": round(warm_cpu * 1000, 3),
+                }
+            )
+            print(json.dumps(rows[-1]), flush=True)
+    return rows
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=60)
+    parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
+    parser.add_argument("--before", type=Path, help="an older source tree, for a third proxy")
+    parser.add_argument("--in-process-only", action="store_true")
+    parser.add_argument(
+        "--noop", action="store_true", help="a fourth proxy with two callbacks that do nothing"
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "out")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.in_process_only:
+        print(json.dumps({"toolerr": toolerr_path(), "load": os.getloadavg()}), flush=True)
+        in_process_rows(args.sizes, 40)
+        return
 
     serving = conftest.serve_upstream()
     upstream = serving.__enter__()
     base = Path(tempfile.mkdtemp(prefix="bench_litellm_"))
-    with_hook = conftest.launch_proxy(base / "with", upstream.url, hook=True)
-    without = conftest.launch_proxy(base / "without", upstream.url, hook=False)
+    proxies = {
+        "with": conftest.launch_proxy(base / "with", upstream.url, hook=True),
+        "without": conftest.launch_proxy(base / "without", upstream.url, hook=False),
+    }
+    if args.before is not None:
+        old = args.before.resolve()
+        paths = [str(old / "shared_core" / "src"), str(old / "packages" / "litellm" / "src")]
+        proxies["before"] = conftest.launch_proxy(base / "before", upstream.url, hook=True, pythonpath=paths)
+    if args.noop:  # what registering callbacks costs in LiteLLM itself
+        proxies["noop"] = conftest.launch_proxy(base / "noop", upstream.url, hook=True, hook_source=NOOP_HOOK)
+    names = list(proxies)
     rows: list[dict[str, Any]] = []
     try:
-        conftest.wait_ready(with_hook)
-        conftest.wait_ready(without)
+        for proxy in proxies.values():
+            conftest.wait_ready(proxy)
         connections = {
-            name: http.client.HTTPConnection(proxy.url.split("//")[1], timeout=60)
-            for name, proxy in (("with", with_hook), ("without", without))
+            name: http.client.HTTPConnection(proxy.url.split("//")[1], timeout=120)
+            for name, proxy in proxies.items()
         }
-        for n in SIZES:
+        for n in args.sizes:
             for failed in (True, False):
                 messages = conversation(n, failed=failed)
                 body = json.dumps({"model": "gpt-test", "messages": messages}).encode()
                 for name in connections:  # warm up each proxy with this size
                     for _ in range(5):
                         post(connections[name], body)
-                pairs = []
+                times: dict[str, list[float]] = {name: [] for name in names}
                 for round_ in range(args.rounds):
-                    order = ("with", "without") if round_ % 2 == 0 else ("without", "with")
-                    times = {name: post(connections[name], body) for name in order}
-                    pairs.append((times["with"], times["without"]))
+                    shift = round_ % len(names)  # each proxy first, second ... in turn
+                    for name in names[shift:] + names[:shift]:
+                        times[name].append(post(connections[name], body))
                 upstream.clear()
                 _wire._CACHE.clear()  # first sight: nothing of this conversation converted before
-                cold, warm = in_process(body)
-                row = {
+                first, _, warm, warm_cpu = in_process_times(body)
+                row: dict[str, Any] = {
                     "messages": len(messages),
                     "decision_step": "failed" if failed else "no failure",
-                    "median_with_ms": round(statistics.median(p[0] for p in pairs) * 1000, 2),
-                    "median_without_ms": round(statistics.median(p[1] for p in pairs) * 1000, 2),
-                    "added_ms": round(statistics.median(p[0] - p[1] for p in pairs) * 1000, 2),
-                    "hook_in_process_first_ms": round(cold * 1000, 3),
-                    "hook_in_process_ms": round(warm * 1000, 3),
-                    "rounds": args.rounds,
+                    "load": round(os.getloadavg()[0], 2),
                 }
+                for name in names:
+                    row[f"median_{name}_ms"] = round(statistics.median(times[name]) * 1000, 2)
+                for name in names:
+                    if name != "without":
+                        pairs = zip(times[name], times["without"], strict=True)
+                        added = statistics.median(a - b for a, b in pairs)
+                        row["added_ms" if name == "with" else f"added_{name}_ms"] = round(added * 1000, 2)
+                row.update(
+                    {
+                        "hook_in_process_first_ms": round(first * 1000, 3),
+                        "hook_in_process_ms": round(warm * 1000, 3),
+                        "hook_in_process_cpu_ms": round(warm_cpu * 1000, 3),
+                        "rounds": args.rounds,
+                    }
+                )
                 rows.append(row)
                 print(json.dumps(row), flush=True)
     finally:
-        conftest.stop(with_hook)
-        conftest.stop(without)
+        for proxy in proxies.values():
+            conftest.stop(proxy)
         serving.__exit__(None, None, None)
     result = {
         "python": platform.python_version(),
         "machine": platform.machine(),
         "cpus": os.cpu_count(),
+        "before": str(args.before) if args.before is not None else None,
         "rows": rows,
     }
     (args.out / "bench_litellm.json").write_text(json.dumps(result, indent=2))
+
+
+def toolerr_path() -> str:
+    import toolerr
+
+    return str(Path(toolerr.__file__).parent)
 
 
 if __name__ == "__main__":

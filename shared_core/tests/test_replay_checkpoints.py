@@ -114,15 +114,21 @@ def test_checkpoints_are_bounded_and_reused() -> None:
         messages = [*messages, *exchange(number, [(number % 4, 1 if number % 3 else 0)])]
         state(layer, messages)
     assert len(layer._checkpoints) == 1  # each new one extends the last
-    assert len(layer._checkpoints[0].pairs) == 60 - 16
+    assert layer._checkpoints[0].calls == 60 - 16
     runs = []
-    for run in range(12):  # concurrent conversations: at most 8 checkpoints
+    for run in range(70):  # concurrent conversations in the shared scope (a gateway's): at most 64
         conversation = [Message("user", f"run {run}")]
         for number in range(20):
             conversation = [*conversation, *exchange(number, [(number % 4, 1)])]
             state(layer, conversation)
         runs.append(conversation)
-    assert len(layer._checkpoints) == 8
+    assert len(layer._checkpoints) == 64
+    for run in range(12):  # conversations of one run scope: at most 8
+        conversation = [Message("user", f"run {run}")]
+        for number in range(20):
+            conversation = [*conversation, *exchange(number, [(number % 4, 1)])]
+            layer.replay(conversation, run="thread-1")
+    assert len(layer._runs.get("thread-1").checkpoints) == 8  # type: ignore[union-attr]
 
 
 def test_checkpoints_keep_no_conversation_alive() -> None:

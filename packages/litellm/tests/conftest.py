@@ -14,7 +14,7 @@ import textwrap
 import threading
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -245,7 +245,7 @@ recorder = Recorder()
 """
 
 
-def write_config(directory: Path, upstream_url: str, *, hook: bool) -> Path:
+def write_config(directory: Path, upstream_url: str, *, hook: bool, hook_source: str | None = None) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     models = []
     for name in ("gpt-test", "codex-test", "gpt-c1"):
@@ -271,7 +271,7 @@ def write_config(directory: Path, upstream_url: str, *, hook: bool) -> Path:
     )
     settings: dict[str, Any] = {"drop_params": False, "num_retries": 0}
     if hook:
-        (directory / "toolerr_hook.py").write_text(textwrap.dedent(HOOK_FILE))
+        (directory / "toolerr_hook.py").write_text(textwrap.dedent(hook_source or HOOK_FILE))
         settings["callbacks"] = ["toolerr_hook.handler", "toolerr_hook.recorder"]
     config = {
         "model_list": models,
@@ -297,8 +297,18 @@ class Proxy:
         return [json.loads(line) for line in self.metadata_log.read_text().splitlines() if line]
 
 
-def launch_proxy(directory: Path, upstream_url: str, *, hook: bool = True) -> Proxy:
-    config = write_config(directory, upstream_url, hook=hook)
+def launch_proxy(
+    directory: Path,
+    upstream_url: str,
+    *,
+    hook: bool = True,
+    pythonpath: Sequence[str] = (),
+    hook_source: str | None = None,
+) -> Proxy:
+    """A proxy process; ``pythonpath``: more import paths after the hook's directory (the
+    benchmark runs an older toolerr tree this way); ``hook_source``: the module that
+    defines ``handler`` and ``recorder`` instead of the tests' one."""
+    config = write_config(directory, upstream_url, hook=hook, hook_source=hook_source)
     port = free_port()
     log = directory / "proxy.log"
     metadata_log = directory / "metadata.jsonl"
@@ -307,7 +317,7 @@ def launch_proxy(directory: Path, upstream_url: str, *, hook: bool = True) -> Pr
         "LITELLM_LOCAL_MODEL_COST_MAP": "True",
         "LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS": "True",
         "TOOLERR_TEST_LOG": str(metadata_log),
-        "PYTHONPATH": str(directory),
+        "PYTHONPATH": os.pathsep.join([str(directory), *pythonpath]),
         "NO_PROXY": "*",
     }
     litellm = Path(sys.executable).parent / "litellm"

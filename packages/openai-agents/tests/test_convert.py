@@ -182,26 +182,34 @@ def test_a_grown_input_converts_to_the_same_messages_with_a_cache() -> None:
 
 
 def test_layer_replay_continues_from_the_previous_call_with_a_cache() -> None:
-    from toolerr import ConversionCache
+    from toolerr import ConversionCache, Message, Verdict
+
+    class CountingLayer(ToolErrorLayer):
+        """Counts the tool results inspected (the replay inspects each result it pairs)."""
+
+        inspected = 0
+
+        def inspect(self, message: Message, *, run: object | None = None) -> Verdict:
+            self.inspected += 1
+            return super().inspect(message, run=run)
 
     cache = ConversionCache()
-    layer = ToolErrorLayer()
+    layer = CountingLayer()
     items: list[Any] = [USER]
     for n in range(40):
         items += [dict(CALL_B, call_id=f"b{n}"), dict(OUT_B, call_id=f"b{n}")]
     items += [CALL_A, OUT_A]
+    counts, results = [], []
     for _ in range(2):
-        conversation = to_conversation([dict(item) for item in items], cache)
-        layer.rewrite(conversation.messages)
-    # the second replay found the first one's checkpoint (same message objects)
-    assert (
-        layer._checkpoint(
-            [(r, layer.inspect(r.message)) for r in _pairs(conversation.messages)],
-            64,
-            layer.policy.retry_budget,
-        )
-        is not None
-    )
+        conversation = to_conversation([dict(item) for item in items], cache)  # fresh dicts
+        layer.inspected = 0
+        results.append(layer.rewrite(conversation.messages))
+        counts.append(layer.inspected)
+    # the second replay found the first one's checkpoint (same message objects): besides the
+    # decision step's result, only the last 16 calls are inspected again, not all 41
+    assert counts == [1 + 41, 1 + 16]
+    assert results[0].messages == results[1].messages and results[0].records == results[1].records
+    assert len(_pairs(conversation.messages)) == 41
 
 
 def _pairs(messages: Any) -> list[Any]:
@@ -214,3 +222,29 @@ def _pairs(messages: Any) -> list[Any]:
         for result in pair_results(messages, index)
         if result.call is not None
     ]
+
+
+def test_cached_conversions_key_every_field_the_conversion_reads() -> None:
+    from toolerr import ConversionCache
+
+    cache = ConversionCache()
+
+    def convert(*items: Any) -> list[Any]:
+        return to_conversation([USER, *items], cache).messages
+
+    base = convert(CALL_A, dict(OUT_A, output="42"))
+    # fields the conversion does not read (an item id, a status) give the same messages
+    same = convert(dict(CALL_A, id="fc_1", status="completed"), dict(OUT_A, output="42", id="out_1"))
+    assert all(a is b for a, b in zip(base, same, strict=True))
+    # every field it reads makes another message, and a value of another type too
+    for call, output in [
+        (dict(CALL_A, arguments='{"path":"/root/b"}'), dict(OUT_A, output="42")),
+        (dict(CALL_A, name="write_file"), dict(OUT_A, output="42")),
+        (CALL_A, dict(OUT_A, output=42)),
+        (CALL_A, dict(OUT_A, output=[{"type": "input_text", "text": "42"}])),
+        (CALL_A, dict(OUT_A, output="43")),
+    ]:
+        other = convert(call, output)
+        assert other == to_conversation([USER, call, output]).messages  # as converted afresh
+        assert other[1] is not base[1] or other[2] is not base[2]
+    assert convert(CALL_A, dict(OUT_A, output=42))[2].content == 42

@@ -8,15 +8,17 @@ hook) calls :meth:`ToolErrorLayer.deliver_result` for it. Both call
 ``block``/``stop``) and :meth:`ToolErrorLayer.remember` when they hold the exception object
 of a failed call.
 
-Runs are isolated: every verdict remembered and every ledger kept belongs to a *run scope*
-(``run=``), the framework's per-run object (a session, a run context) or key (a thread id).
-Nothing remembered in one scope is seen from another, whatever the call ids.
+Runs are isolated: every verdict remembered and every ledger and replay checkpoint kept
+belongs to a *run scope* (``run=``), the framework's per-run object (a session, a run
+context) or key (a thread id). Nothing remembered in one scope is seen from another,
+whatever the call ids.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
+import operator
 import sys
 import threading
 import weakref
@@ -53,42 +55,68 @@ logger = logging.getLogger("toolerr")
 _CACHE_SIZE = 4096
 # Calls at the end of a conversation that are always replayed (cycles are looked for there).
 _REPLAY_TAIL = 16
-# Replay checkpoints kept per layer (one per conversation that grows; concurrent runs).
+# Replay checkpoints kept per run scope (one per conversation that grows; its branches).
 _CHECKPOINTS = 8
+# ... and in the shared scope (``run=None``), where a gateway serves all its conversations.
+_SHARED_CHECKPOINTS = 64
 # Run scopes kept per layer (runs given by key; runs given by object go with their object).
 _RUNS = 1024
 # Successes of a run kept back while its ledger holds no failure (they only matter for cycles).
 _PENDING = 64
 
 
-_Replayed = tuple[int, "weakref.ref[Message]", "weakref.ref[ToolCall]", Verdict]
-"""(message index, tool result, call, verdict) of one replayed call; the messages are
-referred to weakly, so that a checkpoint keeps no conversation alive."""
+_Fingerprint = tuple[int, int]
+# Verdict changes a run logs for its checkpoints (older checkpoints of the run are dropped).
+_CHANGES = 4096
+_deref: Callable[[weakref.ref[Message]], Message | None] = weakref.ref.__call__
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Checkpoint:
-    """The replay state after the first ``len(pairs)`` calls of a conversation: reused by
-    the next replay of a conversation that starts with the same objects (it only grew)."""
+    """The replay state after every call of ``messages[:end]``, where ``messages[end]`` is an
+    assistant message (no exchange crosses ``end``). Reused by a replay in the same run
+    scope of a conversation that starts with the very same message objects (it only grew)
+    when no verdict remembered in the run since then concerns their results: then the
+    calls it covers are neither paired nor inspected again. The messages are referred to
+    weakly, so that a checkpoint keeps no conversation alive (a message gone matches none)."""
 
-    pairs: list[_Replayed]
-    """Each replayed call, in order."""
+    end: int
+    refs: tuple[weakref.ref[Message], ...]
+    """``messages[:end]``."""
+    call_ids: frozenset[str]
+    """The call ids of the tool results in ``messages[:end]``."""
+    calls: int
+    """Calls replayed (the pairs of ``messages[:end]``)."""
+    serial: int
+    """The run's verdict serial when their verdicts were read (see :meth:`_Run.changes_since`)."""
+    retry_budget: int
     ledger: FailureLedger
     """Never recorded into: a replay continues from a copy."""
     reports: dict[int, RepeatReport]
     failed_tools: frozenset[str]
 
-    def matches(self, pairs: Sequence[tuple[ExchangeResult, Verdict]], retry_budget: int) -> bool:
-        if len(self.pairs) > len(pairs) or self.ledger.retry_budget != retry_budget:
-            return False
-        for (index, message, call, verdict), (result, now) in zip(self.pairs, pairs, strict=False):
-            if (
-                result.index != index
-                or result.message is not message()
-                or result.call is not call()
-                or (now is not verdict and now != verdict)
-            ):
+    def starts(self, messages: Sequence[Message]) -> bool:
+        """Whether ``messages`` starts with this checkpoint's messages (the same objects)."""
+        return len(messages) >= self.end and all(map(operator.is_, map(_deref, self.refs), messages))
+
+    def unchanged(
+        self, messages: Sequence[Message], changes: Sequence[tuple[str, _Fingerprint | None]]
+    ) -> bool:
+        """Whether none of the verdict changes (remembered or forgotten, by call id and
+        content fingerprint) concerns a result of ``messages[:end]``: recall looks a
+        verdict up by (call id, fingerprint), then (call id, ``None``); content ``None`` by id."""
+        for call_id, fingerprint in changes:
+            if call_id not in self.call_ids:
+                continue
+            if fingerprint is None:
                 return False
+            for message in messages[: self.end]:  # a colliding id (call_0 each turn): its contents
+                if (
+                    message.role == "tool"
+                    and message.tool_call_id == call_id
+                    and (message.content is None or _fingerprint(message.content) == fingerprint)
+                ):
+                    return False
         return True
 
 
@@ -263,7 +291,7 @@ class _Run:
     and the content they were learned for) and the failed-call ledger of
     :meth:`ToolErrorLayer.deliver_result`."""
 
-    __slots__ = ("latest", "ledger", "lock", "pending", "verdicts")
+    __slots__ = ("changes", "changes_base", "checkpoints", "latest", "ledger", "lock", "pending", "verdicts")
 
     def __init__(self) -> None:
         self.verdicts: LRUCache[tuple[str, tuple[int, int] | None], Verdict] = LRUCache(_CACHE_SIZE)
@@ -271,13 +299,39 @@ class _Run:
         self.ledger: FailureLedger | None = None
         self.pending: deque[tuple[str, Any, str | None, str | None]] = deque(maxlen=_PENDING)
         self.lock = threading.RLock()
+        # The run's replay checkpoints, and the verdict keys remembered or evicted since the
+        # oldest of them (change ``changes_base + i + 1`` is ``changes[i]``).
+        self.checkpoints: list[_Checkpoint] = []
+        self.changes: list[tuple[str, _Fingerprint | None]] = []
+        self.changes_base = 0
+
+    @property
+    def serial(self) -> int:
+        """Verdict changes so far (a checkpoint keeps the serial its verdicts were read at)."""
+        return self.changes_base + len(self.changes)
+
+    def changes_since(self, serial: int) -> list[tuple[str, _Fingerprint | None]] | None:
+        """The verdict keys changed after ``serial`` (``None``: no longer known)."""
+        with self.lock:
+            if serial < self.changes_base:
+                return None
+            return self.changes[serial - self.changes_base :]
+
+    def _changed(self, key: tuple[str, _Fingerprint | None]) -> None:
+        self.changes.append(key)
+        if len(self.changes) > _CHANGES:
+            drop = len(self.changes) // 2
+            del self.changes[:drop]
+            self.changes_base += drop
 
     def remember(self, call_id: str, fingerprint: tuple[int, int] | None, verdict: Verdict) -> None:
         key = (call_id, fingerprint)
         with self.lock:
             dropped = self.verdicts.put(key, verdict)
             self.latest[call_id] = fingerprint
+            self._changed(key)
             for (old_id, old_print), _ in dropped:
+                self._changed((old_id, old_print))
                 if self.latest.get(old_id, 0) == old_print:
                     del self.latest[old_id]
 
@@ -384,9 +438,9 @@ class ToolErrorLayer:
 
     The failed-call ledger of a model call is rebuilt from its conversation (so
     concurrent runs, retries and checkpointed threads are all correct), and a few replay
-    checkpoints let a conversation that only grew (the same message objects first) be
-    replayed from where the previous model call left off, with the same result as a replay
-    from the start. What the layer keeps between calls (verdicts adapters learned from
+    checkpoints per run scope let a conversation that only grew (the same message objects
+    first) be replayed from where the previous model call left off, with the same result as
+    a replay from the start. What the layer keeps between calls (verdicts adapters learned from
     exception objects; the ledger of :meth:`deliver_result`) belongs to a run scope, given
     as ``run=``: the framework's per-run object (held weakly, its state goes with it) or a
     key (a thread id; the latest 1,024 are kept). ``run=None`` is one shared scope, for
@@ -404,8 +458,6 @@ class ToolErrorLayer:
         self.policy = Policy.coerce(policy, client=client, **options)
         self.on_record = on_record
         self._runs = _Runs()
-        self._checkpoints: list[_Checkpoint] = []
-        self._lock = threading.Lock()
 
     # -- verdicts ---------------------------------------------------------------
 
@@ -492,6 +544,11 @@ class ToolErrorLayer:
 
     # -- ledger -----------------------------------------------------------------
 
+    @property
+    def _checkpoints(self) -> list[_Checkpoint]:
+        """The replay checkpoints of the shared run scope (``run=None``)."""
+        return self._runs.default.checkpoints
+
     def replay(
         self, messages: Sequence[Message], *, run: object | None = None
     ) -> tuple[FailureLedger, dict[int, RepeatReport]]:
@@ -504,37 +561,40 @@ class ToolErrorLayer:
         any report at the decision step, so they are skipped: the replay stays linear and
         cheap on long conversations.
 
-        A conversation that only grew since an earlier replay (the same message and call
-        objects first, as adapters that cache their conversions give) continues from that
-        replay's checkpoint instead of starting over: the same ledger and reports as a
-        replay from the start, for the cost of the new calls. A call's ``arguments`` must
-        not be changed in place once replayed. ``run``: the run scope of remembered verdicts.
+        A conversation that only grew since an earlier replay in the same run scope (the
+        same message objects first, as adapters that cache their conversions give)
+        continues from that replay's checkpoint instead of starting over: the same ledger
+        and reports as a replay from the start, for the cost of the new calls (the calls
+        the checkpoint covers are neither paired nor inspected again; a verdict remembered
+        since for one of their results makes it unusable). A call's ``arguments`` must
+        not be changed in place once replayed. ``run``: the run scope of remembered
+        verdicts (and of the checkpoints).
         """
         budget = self.policy.retry_budget
-        pairs = [
-            (result, self.inspect(result.message, run=run))
-            for index, message in enumerate(messages)
-            if message.role == "assistant" and message.tool_calls
-            for result in pair_results(messages, index)
-            if result.call is not None
-        ]
-        tail = max(len(pairs) - _REPLAY_TAIL, 0)
-        checkpoint = self._checkpoint(pairs, tail, budget)
+        state = self._runs.get(run)
+        assert state is not None
+        checkpoint, results, boundaries, serial = self._resume(state, messages, budget)
         if checkpoint is None:
-            start = 0
-            ledger = FailureLedger(retry_budget=budget)
+            start, ledger, reports = 0, FailureLedger(retry_budget=budget), {}
             failed_tools: set[str] = set()
-            reports: dict[int, RepeatReport] = {}
         else:
-            start = len(checkpoint.pairs)
+            start = checkpoint.calls
             ledger = checkpoint.ledger.copy()
             failed_tools = set(checkpoint.failed_tools)
             reports = dict(checkpoint.reports)
-        for position in range(start, len(pairs)):
-            if position == tail and tail > start:
-                # Every call before the tail is replayed as any longer conversation would.
-                self._keep(pairs[:tail], ledger, reports, failed_tools)
-            result, verdict = pairs[position]
+        verdicts = [self.inspect(result.message, run=run) for result in results]
+        total = start + len(results)
+        tail = max(total - _REPLAY_TAIL, 0)
+        # The next checkpoint: the last exchange boundary with only calls before the tail
+        # before it (those are replayed as any longer conversation replays them).
+        keep = None
+        for end, count in boundaries:
+            if start < count <= tail:
+                keep = (end, count)
+        for position in range(start, total):
+            if keep is not None and position == keep[1]:
+                self._keep(state, checkpoint, messages, keep, serial, ledger, reports, failed_tools)
+            result, verdict = results[position - start], verdicts[position - start]
             call = result.call
             assert call is not None
             if verdict.failed:
@@ -551,46 +611,74 @@ class ToolErrorLayer:
             )
         return ledger, reports
 
-    def _checkpoint(
-        self, pairs: Sequence[tuple[ExchangeResult, Verdict]], tail: int, budget: int
-    ) -> _Checkpoint | None:
-        """The longest kept checkpoint this conversation starts with (within its tail)."""
-        with self._lock:
-            candidates = sorted(
-                (c for c in self._checkpoints if len(c.pairs) <= tail),
-                key=lambda c: len(c.pairs),
-                reverse=True,
-            )
+    def _resume(
+        self, state: _Run, messages: Sequence[Message], budget: int
+    ) -> tuple[_Checkpoint | None, list[ExchangeResult], list[tuple[int, int]], int]:
+        """Where the replay of ``messages`` starts: the latest checkpoint of the run that
+        they start with, whose verdicts still hold and that leaves the calls at the end to
+        replay (at least ``_REPLAY_TAIL``), else the start. Returns it, the calls after it
+        (paired, not inspected), the exchange boundaries after it (message index, calls
+        before it) and the run's verdict serial the replay reads its verdicts at."""
+        with state.lock:
+            serial = state.serial
+            candidates = sorted(state.checkpoints, key=lambda c: c.end, reverse=True)
         for candidate in candidates:
-            if candidate.matches(pairs, budget):
-                return candidate
-        return None
+            if candidate.retry_budget != budget or not candidate.starts(messages):
+                continue
+            end = candidate.end
+            if end >= len(messages) or messages[end].role != "assistant":
+                continue  # a result more for the exchange before ``end``: it crosses
+            if candidate.serial != serial:
+                changes = state.changes_since(candidate.serial)
+                if changes is None or not candidate.unchanged(messages, changes[: serial - candidate.serial]):
+                    continue
+            results, boundaries = _pairs(messages, end, candidate.calls)
+            if len(results) >= _REPLAY_TAIL:
+                return candidate, results, boundaries, serial
+        results, boundaries = _pairs(messages, 0, 0)
+        return None, results, boundaries, serial
 
     def _keep(
         self,
-        pairs: Sequence[tuple[ExchangeResult, Verdict]],
+        state: _Run,
+        base: _Checkpoint | None,
+        messages: Sequence[Message],
+        at: tuple[int, int],
+        serial: int,
         ledger: FailureLedger,
         reports: dict[int, RepeatReport],
         failed_tools: set[str],
     ) -> None:
+        end, calls = at
+        begin = base.end if base is not None else 0
         try:
-            replayed = [
-                (r.index, weakref.ref(r.message), weakref.ref(r.call), v)
-                for r, v in pairs
-                if r.call is not None
-            ]
+            new = tuple(weakref.ref(m) for m in messages[begin:end])
         except TypeError:  # messages that cannot be referred to weakly: no checkpoint
             return
-        kept = _Checkpoint(replayed, ledger.copy(), dict(reports), frozenset(failed_tools))
-        with self._lock:
+        ids = {m.tool_call_id for m in messages[begin:end] if m.role == "tool" and m.tool_call_id is not None}
+        kept = _Checkpoint(
+            end=end,
+            refs=base.refs + new if base is not None else new,
+            call_ids=base.call_ids | ids if base is not None else frozenset(ids),
+            calls=calls,
+            serial=serial,
+            retry_budget=ledger.retry_budget,
+            ledger=ledger.copy(),
+            reports=dict(reports),
+            failed_tools=frozenset(failed_tools),
+        )
+        with state.lock:
             # A checkpoint that the new one extends is no longer needed.
-            self._checkpoints = [
-                c
-                for c in self._checkpoints
-                if not (len(c.pairs) <= len(kept.pairs) and _prefix(c.pairs, kept.pairs))
+            state.checkpoints[:] = [
+                c for c in state.checkpoints if c is not base and not (c.end <= end and c.starts(messages))
             ]
-            self._checkpoints.append(kept)
-            del self._checkpoints[:-_CHECKPOINTS]
+            state.checkpoints.append(kept)
+            del state.checkpoints[: -(_SHARED_CHECKPOINTS if state is self._runs.default else _CHECKPOINTS)]
+            if state.checkpoints:
+                oldest = min(c.serial for c in state.checkpoints)
+                if oldest > state.changes_base:  # the changes no checkpoint needs
+                    del state.changes[: oldest - state.changes_base]
+                    state.changes_base = oldest
 
     def check_call(
         self,
@@ -957,8 +1045,22 @@ class _NoLock:
 _NO_LOCK = _NoLock()
 
 
-def _prefix(short: Sequence[_Replayed], long: Sequence[_Replayed]) -> bool:
-    return all(a[1]() is b[1]() is not None for a, b in zip(short, long, strict=False))
+def _pairs(
+    messages: Sequence[Message], begin: int, before: int
+) -> tuple[list[ExchangeResult], list[tuple[int, int]]]:
+    """The calls of ``messages[begin:]`` paired with their results (``messages[begin]`` an
+    assistant message, or ``begin`` 0) and the exchange boundaries: (index of each assistant
+    message, calls before it, counting ``before`` calls before ``begin``)."""
+    results: list[ExchangeResult] = []
+    boundaries: list[tuple[int, int]] = []
+    for index in range(begin, len(messages)):
+        message = messages[index]
+        if message.role != "assistant":
+            continue
+        boundaries.append((index, before + len(results)))
+        if message.tool_calls:
+            results.extend(r for r in pair_results(messages, index) if r.call is not None)
+    return results, boundaries
 
 
 def _fingerprint(content: Any) -> tuple[int, int]:

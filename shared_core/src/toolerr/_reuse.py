@@ -48,14 +48,20 @@ class ConversionCache:
         return len(self._items)
 
 
+_SCALARS = frozenset({int, float, bool, type(None)})
+
+
 def _freeze(value: Any) -> Any:
     """A hashable value equal for equal JSON-like content (type-tagged containers)."""
     kind = type(value)
     if kind is str:
         return value
-    if kind is dict or isinstance(value, Mapping):
-        return (dict, tuple([(key, _freeze(item)) for key, item in value.items()]))
+    if kind in _SCALARS:
+        return (kind, value)
+    # strings (most values) inline: no call per value
+    if kind is dict or (kind is not list and kind is not tuple and isinstance(value, Mapping)):
+        return (dict, tuple([(k, v if type(v) is str else _freeze(v)) for k, v in value.items()]))
     if kind is list or kind is tuple:
-        return (list, tuple([_freeze(item) for item in value]))
+        return (list, tuple([v if type(v) is str else _freeze(v) for v in value]))
     hash(value)
     return (kind, value)  # 1, 1.0 and True stay apart

@@ -176,22 +176,30 @@ def _chat_key(client: str, index: int, item: Any) -> tuple[Any, ...] | None:
         if content is not None and type(content) is not str:
             content = ("json", json.dumps(content, sort_keys=True, ensure_ascii=False))
         role = item.get("role")
+        if role == "tool":  # most items of a long conversation: no intermediate objects
+            call_id, name, flag = item.get("tool_call_id"), item.get("name"), item.get("is_error")
+            return (
+                client,
+                index,
+                "tool",
+                content,
+                call_id if type(call_id) is str else None,  # what _str() gives the conversion
+                name if type(name) is str else None,
+                flag if flag is True or flag is False else None,  # what _flag() gives it
+            )
         if role == "assistant":
             wire_calls = item.get("tool_calls")
             calls: Any = None
             if wire_calls:
-                calls = tuple(
-                    (c["id"], c["function"]["name"], c["function"]["arguments"]) for c in wire_calls
-                )
-                if not all(type(a) is str and type(n) is str for _, n, a in calls):
-                    return None
+                parts = []
+                for wire_call in wire_calls:
+                    function, call_id = wire_call["function"], wire_call.get("id")
+                    name, arguments = function["name"], function["arguments"]
+                    if type(name) is not str or type(arguments) is not str:
+                        return None
+                    parts.append((call_id if type(call_id) is str else None, name, arguments))
+                calls = tuple(parts)
             return (client, index, "assistant", content, calls)
-        if role == "tool":
-            flag = item.get("is_error")
-            extra = (item.get("tool_call_id"), item.get("name"), flag if flag is None else repr(flag))
-            if not all(v is None or type(v) is str for v in extra):
-                return None
-            return (client, index, "tool", content, *extra)
         if role is None or type(role) is str:
             return (client, index, role, content)
         return None

@@ -77,14 +77,17 @@ class Conversation:
         Messages the core kept (same objects) give back their original items; changed
         ones give changed copies; new ones (the runtime note) give new user items.
         """
-        index_of = {id(message): position for position, message in enumerate(self.messages)}
         out: list[Any] = []
+        converted, groups, items = self.messages, self.groups, self.items
         for message in messages:
-            position = index_of.get(id(message))
-            if position is not None and self.messages[position] is message:
-                out.extend(self.items[i] for i in self.groups[position])
+            origin = message.origin  # a converted message's position
+            if isinstance(origin, int) and 0 <= origin < len(converted) and converted[origin] is message:
+                group = groups[origin]
+                if len(group) == 1:
+                    out.append(items[group[0]])
+                else:
+                    out.extend(items[i] for i in group)
                 continue
-            origin = message.origin
             if isinstance(origin, int) and 0 <= origin < len(self.groups):
                 out.extend(self._changed(origin, message))
             elif message.role == "user":
@@ -136,32 +139,70 @@ def to_conversation(items: Sequence[Any], cache: ConversionCache | None = None) 
     """The neutral conversation of a model input (see the module docstring); with a
     ``cache`` kept across model calls, the same message objects for the same items."""
     conversation = Conversation(items)
+    messages, groups, call_items = conversation.messages, conversation.groups, conversation.call_items
     names: dict[str, str] = {}
     mappings = [as_mapping(item) for item in items]
     model_side = [_is_model_side(item) for item in mappings]
     get = (cache if cache is not None else _NO_CACHE).get
+    count = len(mappings)
     index = 0
-    while index < len(items):
-        item, position, end = mappings[index], len(conversation.messages), index + 1
+    while index < count:
+        position, end = len(messages), index + 1
         if model_side[index]:
-            while end < len(items) and model_side[end]:
+            while end < count and model_side[end]:
                 end += 1
             group = tuple(range(index, end))
-            parts = (position, *(mappings[i] for i in group))
-            message = get(parts, _assistant, mappings, group, position)
-            calls = [i for i in group if mappings[i].get("type") == "function_call"]
-            for call, call_index in zip(message.tool_calls, calls, strict=True):
-                conversation.call_items[id(call)] = call_index
-                if call.id is not None:
-                    names[call.id] = call.name
+            message = get(_group_key(mappings, group, position), _assistant, mappings, group, position)
+            if message.tool_calls:
+                calls = [i for i in group if mappings[i].get("type") == "function_call"]
+                for call, call_index in zip(message.tool_calls, calls, strict=True):
+                    call_items[id(call)] = call_index
+                    if call.id is not None:
+                        names[call.id] = call.name
         else:
+            item = mappings[index]
             group = (index,)
-            name = names.get(call_id) if isinstance(call_id := item.get("call_id"), str) else None
-            message = get((position, name, item), _single, item, names, position)
-        conversation.messages.append(message)
-        conversation.groups.append(group)
+            call_id = item.get("call_id")
+            name = names.get(call_id) if isinstance(call_id, str) else None
+            message = get(_item_key(item, name, position), _single, item, names, position)
+        messages.append(message)
+        groups.append(group)
         index = end
     return conversation
+
+
+# Cache keys: every field the conversion reads. The common items (calls and results with
+# text fields) get a flat key of those fields, tagged with a string (a generic key starts
+# with the position); any other item is keyed by its whole content.
+
+
+def _group_key(
+    mappings: Sequence[Mapping[str, Any]], group: tuple[int, ...], position: int
+) -> tuple[Any, ...]:
+    fields: list[Any] = ["calls", position]
+    for i in group:
+        item = mappings[i]
+        call_id, name, arguments = item.get("call_id"), item.get("name"), item.get("arguments")
+        if (
+            item.get("type") != "function_call"
+            or type(name) is not str
+            or type(arguments) is not str
+            or not (call_id is None or type(call_id) is str)
+        ):
+            return (position, *(mappings[i] for i in group))
+        fields += (call_id, name, arguments)
+    return tuple(fields)
+
+
+def _item_key(item: Mapping[str, Any], name: str | None, position: int) -> tuple[Any, ...]:
+    call_id, output = item.get("call_id"), item.get("output")
+    if (
+        item.get("type") == "function_call_output"
+        and type(output) is str
+        and (call_id is None or type(call_id) is str)
+    ):
+        return ("output", position, name, call_id, output)
+    return (position, name, item)
 
 
 def _assistant(mappings: Sequence[Mapping[str, Any]], group: tuple[int, ...], position: int) -> Message:
