@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 import weakref
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 from langchain_core.messages import (
@@ -24,6 +24,8 @@ from langchain_core.messages import (
     SystemMessage,
     ToolMessage,
 )
+from langgraph.config import get_config
+from langgraph.runtime import get_runtime
 from toolerr import FailureLedger, Message, Role, ToolCall, ToolErrorLayer, Verdict
 
 CLIENT = "langchain"
@@ -34,6 +36,8 @@ METADATA_KEY = "toolerr"
 
 _UNKNOWN_TOOL = "unknown"
 """LangChain's own name for an invalid tool call without a name (``_invalid_tool_call_message``)."""
+
+_UNSET: Any = object()
 
 _CALL_BLOCK_TYPES = frozenset(
     {"tool_use", "tool_call", "invalid_tool_call", "function_call", "server_tool_call"}
@@ -71,26 +75,87 @@ def with_verdict(message: ToolMessage, verdict: Verdict) -> ToolMessage:
     return message.model_copy(update={"response_metadata": metadata})
 
 
+def graph_run() -> object | None:
+    """The run scope of the LangGraph invocation the caller runs in, for verdicts that
+    are kept by result text (:class:`TextVerdicts`): the invocation's ``RunControl`` (one
+    per ``invoke``/``stream``, shared by its subgraphs and nodes), else the configured
+    ``thread_id``; ``None`` outside a graph run (then nothing is reused)."""
+    try:
+        configurable = get_config().get("configurable")
+        runtime = get_runtime()
+    except (RuntimeError, KeyError):  # not inside a graph run: no run to scope to
+        return None
+    if not isinstance(configurable, Mapping):
+        return None
+    control: object | None = getattr(runtime, "control", None)  # none before RunControl
+    if control is not None:
+        return control
+    thread = configurable.get("thread_id")
+    if isinstance(thread, (str, int)) and not isinstance(thread, bool):
+        return ("thread_id", thread)
+    return None
+
+
+_AMBIGUOUS = object()
+"""A text learned with two different verdicts in one run: no verdict is reused for it."""
+
+
 class TextVerdicts:
     """Verdicts learned from exceptions where no call id is at hand (LangGraph's
-    ``handle_tool_errors`` only sees the exception), keyed by the exact result text they
-    produced. Bounded; thread-safe."""
+    ``handle_tool_errors`` only sees the exception), kept per run scope
+    (:func:`graph_run`) and keyed by the exact result text they produced. A verdict is
+    only given back in the run it was learned in, for a result whose text equals the one
+    it was learned for; a text that two exceptions of one run produced with different
+    verdicts gives none (which result is whose cannot be told). Bounded (the latest
+    ``runs`` runs, ``size`` texts each); thread-safe.
 
-    def __init__(self, size: int = 1024) -> None:
+    A run scope is an object (held, and compared by identity, so that its id cannot be
+    reused while it is kept) or a hashable key."""
+
+    def __init__(self, size: int = 1024, runs: int = 256) -> None:
         self._size = size
-        self._items: OrderedDict[str, Verdict] = OrderedDict()
+        self._runs_size = runs
+        self._runs: OrderedDict[Hashable, tuple[object, OrderedDict[str, object]]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def put(self, text: str, verdict: Verdict) -> None:
-        with self._lock:
-            self._items[text] = verdict
-            self._items.move_to_end(text)
-            while len(self._items) > self._size:
-                self._items.popitem(last=False)
+    @staticmethod
+    def _key(run: object) -> Hashable:
+        return run if isinstance(run, tuple) else ("id", id(run))
 
-    def get(self, text: str) -> Verdict | None:
+    @staticmethod
+    def _same(kept: object, run: object) -> bool:
+        return kept is run or (isinstance(run, tuple) and kept == run)
+
+    def put(self, run: object | None, text: str, verdict: Verdict) -> None:
+        """Keep ``verdict`` for ``text`` in run scope ``run`` (nothing is kept without one)."""
+        if run is None:
+            return
+        key = self._key(run)
         with self._lock:
-            return self._items.get(text)
+            entry = self._runs.get(key)
+            if entry is None or not self._same(entry[0], run):
+                entry = self._runs[key] = (run, OrderedDict())
+            self._runs.move_to_end(key)
+            while len(self._runs) > self._runs_size:
+                self._runs.popitem(last=False)
+            items = entry[1]
+            known = items.get(text)
+            items[text] = verdict if known is None or known == verdict else _AMBIGUOUS
+            items.move_to_end(text)
+            while len(items) > self._size:
+                items.popitem(last=False)
+
+    def get(self, run: object | None, text: str) -> Verdict | None:
+        """The verdict kept for exactly ``text`` in run scope ``run`` (``None``: none, or
+        an ambiguous one)."""
+        if run is None:
+            return None
+        with self._lock:
+            entry = self._runs.get(self._key(run))
+            if entry is None or not self._same(entry[0], run):
+                return None
+            verdict = entry[1].get(text)
+        return verdict if isinstance(verdict, Verdict) else None
 
 
 TEXT_VERDICTS = TextVerdicts()
@@ -117,8 +182,10 @@ def restore_verdicts(
     (in their metadata, or learned by :func:`toolerr_langchain.handle_tool_errors`), so it
     uses the exception evidence even after a checkpoint was restored in another process;
     and the verdict of error results that answer calls LangChain marked invalid. Each is
-    remembered for its message's content."""
+    remembered for its message's content. A verdict learned by ``handle_tool_errors`` is
+    only taken in the graph run it was learned in (:func:`graph_run`)."""
     invalid: set[str] = set()
+    scope: object | None = _UNSET
     for message in messages:
         if isinstance(message, AIMessage):
             invalid = {call_id for call in message.invalid_tool_calls if (call_id := call.get("id"))}
@@ -127,7 +194,9 @@ def restore_verdicts(
             continue
         verdict = verdict_of(message)
         if verdict is None and isinstance(message.content, str):
-            verdict = TEXT_VERDICTS.get(message.content)
+            if scope is _UNSET:
+                scope = graph_run()
+            verdict = TEXT_VERDICTS.get(scope, message.content)
         call_id, content = message.tool_call_id, message.content
         if verdict is None and call_id in invalid and layer.recall(call_id, content, run=run) is None:
             verdict = INVALID_CALL_VERDICT
