@@ -49,6 +49,8 @@ def test_all_names_exist_once() -> None:
         "Profile",
         "FormSpec",
         "resolve_forms",
+        "SpecialTokens",
+        "remove_special_tokens",
     ):
         assert name in toolerr.__all__
 
