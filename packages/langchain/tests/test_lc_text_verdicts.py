@@ -298,7 +298,7 @@ def test_outside_a_graph_run_nothing_is_kept() -> None:
 
 
 def test_text_verdicts_match_the_run_and_the_exact_text() -> None:
-    verdicts = TextVerdicts(size=2, runs=2)
+    verdicts = TextVerdicts(size=2)
     transient = Verdict(failed=True, kind="transient", rule="http:503", detection="exception")
     fatal = Verdict(failed=True, kind="unrecoverable", rule="http:401", detection="exception")
     run_a, run_b = object(), object()
@@ -320,16 +320,22 @@ def test_text_verdicts_match_the_run_and_the_exact_text() -> None:
     assert verdicts.get(run_a, TEXT) is None
     verdicts.put(run_a, TEXT, transient)
     assert verdicts.get(run_a, TEXT) is None
-    # Bounded: the oldest run goes first (runs=2), then the oldest text (size=2).
+    # Bounded: the oldest entries of all runs go first (size=2).
     verdicts.put(run_b, "one", transient)
     assert verdicts.get(("thread_id", "t1"), TEXT) is None
+    assert verdicts.get(run_b, "one") == transient
     verdicts.put(run_b, "two", transient)
     verdicts.put(run_b, "three", transient)
     assert verdicts.get(run_b, "one") is None
     assert verdicts.get(run_b, "three") == transient
 
 
-def test_the_shared_store_is_bounded() -> None:
-    assert isinstance(TEXT_VERDICTS, TextVerdicts)
-    assert TEXT_VERDICTS._runs_size <= 1024
-    assert TEXT_VERDICTS._size <= 4096
+def test_memory_is_bounded_over_many_runs() -> None:
+    verdicts = TextVerdicts()
+    verdict = Verdict(failed=True, kind="transient", rule="http:503", detection="exception")
+    runs = [object() for _ in range(3000)]
+    for n, run in enumerate(runs):
+        verdicts.put(run, f"{TEXT} {n}", verdict)
+    assert len(verdicts._items) == 1024 == TEXT_VERDICTS._size
+    assert verdicts.get(runs[0], f"{TEXT} 0") is None
+    assert verdicts.get(runs[-1], f"{TEXT} 2999") == verdict

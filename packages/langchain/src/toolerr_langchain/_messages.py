@@ -107,20 +107,19 @@ class TextVerdicts:
     only given back in the run it was learned in, for a result whose text equals the one
     it was learned for; a text that two exceptions of one run produced with different
     verdicts gives none (which result is whose cannot be told). Bounded (the latest
-    ``runs`` runs, ``size`` texts each); thread-safe.
+    ``size`` texts of all runs); thread-safe.
 
-    A run scope is an object (held, and compared by identity, so that its id cannot be
-    reused while it is kept) or a hashable key."""
+    A run scope is an object (held while its entries are kept, and compared by identity,
+    so that its id cannot be reused meanwhile) or a tuple key (compared by value)."""
 
-    def __init__(self, size: int = 1024, runs: int = 256) -> None:
+    def __init__(self, size: int = 1024) -> None:
         self._size = size
-        self._runs_size = runs
-        self._runs: OrderedDict[Hashable, tuple[object, OrderedDict[str, object]]] = OrderedDict()
+        self._items: OrderedDict[tuple[Hashable, str], tuple[object, object]] = OrderedDict()
         self._lock = threading.Lock()
 
     @staticmethod
-    def _key(run: object) -> Hashable:
-        return run if isinstance(run, tuple) else ("id", id(run))
+    def _key(run: object, text: str) -> tuple[Hashable, str]:
+        return (run if isinstance(run, tuple) else ("id", id(run)), text)
 
     @staticmethod
     def _same(kept: object, run: object) -> bool:
@@ -130,20 +129,14 @@ class TextVerdicts:
         """Keep ``verdict`` for ``text`` in run scope ``run`` (nothing is kept without one)."""
         if run is None:
             return
-        key = self._key(run)
+        key = self._key(run, text)
         with self._lock:
-            entry = self._runs.get(key)
-            if entry is None or not self._same(entry[0], run):
-                entry = self._runs[key] = (run, OrderedDict())
-            self._runs.move_to_end(key)
-            while len(self._runs) > self._runs_size:
-                self._runs.popitem(last=False)
-            items = entry[1]
-            known = items.get(text)
-            items[text] = verdict if known is None or known == verdict else _AMBIGUOUS
-            items.move_to_end(text)
-            while len(items) > self._size:
-                items.popitem(last=False)
+            entry = self._items.get(key)
+            known = entry[1] if entry is not None and self._same(entry[0], run) else None
+            self._items[key] = (run, verdict if known is None or known == verdict else _AMBIGUOUS)
+            self._items.move_to_end(key)
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
 
     def get(self, run: object | None, text: str) -> Verdict | None:
         """The verdict kept for exactly ``text`` in run scope ``run`` (``None``: none, or
@@ -151,11 +144,10 @@ class TextVerdicts:
         if run is None:
             return None
         with self._lock:
-            entry = self._runs.get(self._key(run))
-            if entry is None or not self._same(entry[0], run):
-                return None
-            verdict = entry[1].get(text)
-        return verdict if isinstance(verdict, Verdict) else None
+            entry = self._items.get(self._key(run, text))
+        if entry is None or not self._same(entry[0], run):
+            return None
+        return entry[1] if isinstance(entry[1], Verdict) else None
 
 
 TEXT_VERDICTS = TextVerdicts()
