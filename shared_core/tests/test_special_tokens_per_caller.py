@@ -57,6 +57,10 @@ def test_clean_text_takes_a_callers_tokens() -> None:
         (f"x{OWN[:5]}{BRACKETS}{OWN[5:]}y", "xy"),
         ("[TOOL_CALLS] <bos>ok<eos>", " ok"),
         ("<tool_response>x</tool_response>", "x"),
+        # a removal of one kind joins the rest into the other kind
+        ("a@<|x|>@END@@b", "ab"),
+        ("a<|im_@@END@@start|>b", "ab"),
+        ('[{"a": [1, 2]}] <p>x</p>', '[{"a": [1, 2]}] <p>x</p>'),
     ],
 )
 def test_remove_special_tokens(text: str, expected: str) -> None:

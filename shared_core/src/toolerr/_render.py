@@ -244,7 +244,7 @@ class SpecialTokens:
     characters, letters, digits and spaces only, surrounding white space) are skipped.
     Compiled once; immutable and thread-safe."""
 
-    __slots__ = ("_regex", "_reversed", "source", "tokens")
+    __slots__ = ("_firsts", "_regex", "_reversed", "source", "tokens")
 
     def __init__(self, tokens: Iterable[str], *, source: str = "") -> None:
         kept = frozenset(token for token in tokens if _removable(token) and token not in _BUILTIN_TOKENS)
@@ -255,6 +255,7 @@ class SpecialTokens:
         body = _trie_regex(kept) if kept else None
         self._regex = re.compile(body) if body else None
         self._reversed = _reversed_trie(kept)
+        self._firsts = frozenset(token[0] for token in kept)
 
     def __len__(self) -> int:
         return len(self.tokens)
@@ -276,9 +277,12 @@ def remove_special_tokens(text: str, special_tokens: SpecialTokens | None = None
     tokens included."""
     if not isinstance(text, str):
         raise TypeError(f"remove_special_tokens expects str, got {type(text).__name__}")
-    regexes = [_tokens()]
-    if special_tokens is not None and special_tokens._regex is not None:
-        regexes.append(special_tokens._regex)
+    own = special_tokens._regex if special_tokens is not None else None
+    firsts = _builtin_firsts() | (special_tokens._firsts if special_tokens is not None else frozenset())
+    if not any(ch in text for ch in firsts):
+        return text  # no token can start anywhere in the text, and removals add no character
+    # Both kinds from here on: removing one kind can join the rest into the other.
+    regexes = [_tokens()] if own is None else [_tokens(), own]
     for _ in range(_FAST_PASSES):
         cleaned = text
         for regex in regexes:
@@ -346,6 +350,19 @@ def _suffix_token(kept: list[str], trie: _Trie) -> int:
 
 
 _reversed_builtin: tuple[re.Pattern[str], _Trie] | None = None
+_firsts_builtin: tuple[re.Pattern[str], frozenset[str]] | None = None
+
+
+def _builtin_firsts() -> frozenset[str]:
+    """The characters a built-in (or registered) token or token shape starts with."""
+    global _firsts_builtin
+    regex = _tokens()
+    cached = _firsts_builtin
+    if cached is None or cached[0] is not regex:
+        with _registry_lock:
+            words = _BUILTIN_TOKENS | set(_registered)
+        cached = _firsts_builtin = (regex, frozenset({"<", *(word[0] for word in words)}))
+    return cached[1]
 
 
 def _builtin_reversed() -> _Trie:
