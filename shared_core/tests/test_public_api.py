@@ -51,6 +51,8 @@ def test_all_names_exist_once() -> None:
         "resolve_forms",
         "LOOP_ACTIONS",
         "LRUCache",
+        "SpecialTokens",
+        "remove_special_tokens",
     ):
         assert name in toolerr.__all__
 

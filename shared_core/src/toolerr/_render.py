@@ -145,7 +145,8 @@ SPECIAL_TOKENS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
 )
 """Chat-template special tokens never restated to a model, with where they come from.
-:func:`register_special_tokens` adds a tokenizer's own (the local backend does)."""
+:class:`SpecialTokens` adds a tokenizer's own for one caller (the local backend does);
+:func:`register_special_tokens` adds tokens process-wide."""
 
 # Token shapes matched as patterns: any ``<|word|>`` (ChatML, Llama 3, Phi, Command R,
 # Granite, gpt-oss harmony ...) and DeepSeek's fullwidth-bar tokens.
@@ -171,9 +172,7 @@ def register_special_tokens(tokens: Iterable[str], *, source: str) -> int:
     global _tokens_regex
     with _registry_lock:
         for token in tokens:
-            if not isinstance(token, str) or len(token) < 3 or len(token) > 200 or token != token.strip():
-                continue
-            if all(ch.isalnum() or ch.isspace() for ch in token):
+            if not _removable(token):
                 continue
             if token not in _registered and token not in _BUILTIN_TOKENS:
                 _registered[token] = source
@@ -181,6 +180,17 @@ def register_special_tokens(tokens: Iterable[str], *, source: str) -> int:
         if added:
             _tokens_regex = None
     return added
+
+
+def _removable(token: object) -> bool:
+    """Whether a tokenizer's token can be removed from text without damaging ordinary
+    text (:func:`register_special_tokens`' rule)."""
+    if not isinstance(token, str) or len(token) < 3 or len(token) > _MAX_TOKEN or token != token.strip():
+        return False
+    return not all(ch.isalnum() or ch.isspace() for ch in token)
+
+
+_MAX_TOKEN = 200
 
 
 def special_token_sources() -> dict[str, str]:
@@ -223,6 +233,148 @@ def _tokens() -> re.Pattern[str]:
             regex = re.compile("|".join((*_TOKEN_PATTERNS, _trie_regex(words))))
             _tokens_regex = regex
     return regex
+
+
+class SpecialTokens:
+    """One tokenizer's own special tokens, for the caller that passes them:
+    :func:`clean_text` and :func:`remove_special_tokens` given ``special_tokens=`` remove
+    them beside the built-in families' ones. Nothing is registered process-wide (unlike
+    :func:`register_special_tokens`): two models in one process each keep their own.
+    Tokens that cannot be removed without damaging ordinary text (shorter than 3
+    characters, letters, digits and spaces only, surrounding white space) are skipped.
+    Compiled once; immutable and thread-safe."""
+
+    __slots__ = ("_firsts", "_regex", "_reversed", "source", "tokens")
+
+    def __init__(self, tokens: Iterable[str], *, source: str = "") -> None:
+        kept = frozenset(token for token in tokens if _removable(token) and token not in _BUILTIN_TOKENS)
+        self.tokens: frozenset[str] = kept
+        """The tokens removed beside the built-in ones."""
+        self.source = source
+        """Where they come from (a tokenizer's name)."""
+        body = _trie_regex(kept) if kept else None
+        self._regex = re.compile(body) if body else None
+        self._reversed = _reversed_trie(kept)
+        self._firsts = frozenset(token[0] for token in kept)
+
+    def __len__(self) -> int:
+        return len(self.tokens)
+
+    def __repr__(self) -> str:
+        return f"SpecialTokens({len(self.tokens)} tokens, source={self.source!r})"
+
+
+_FAST_PASSES = 8
+
+
+def remove_special_tokens(text: str, special_tokens: SpecialTokens | None = None) -> str:
+    """``text`` without chat-template special tokens: the built-in families' (with those
+    of :func:`register_special_tokens`) and ``special_tokens``' own, removed until none
+    is left, so that no removal can join the rest into a token. Nothing else changes (no
+    length cap; white space, invisible characters and other text stay): for text that a
+    chat template is about to wrap (a tool result in a local model's prompt), where only
+    the template may write control tokens. Linear in the length of ``text``, nested
+    tokens included."""
+    if not isinstance(text, str):
+        raise TypeError(f"remove_special_tokens expects str, got {type(text).__name__}")
+    own = special_tokens._regex if special_tokens is not None else None
+    firsts = _builtin_firsts() | (special_tokens._firsts if special_tokens is not None else frozenset())
+    if not any(ch in text for ch in firsts):
+        return text  # no token can start anywhere in the text, and removals add no character
+    # Both kinds from here on: removing one kind can join the rest into the other.
+    regexes = [_tokens()] if own is None else [_tokens(), own]
+    for _ in range(_FAST_PASSES):
+        cleaned = text
+        for regex in regexes:
+            cleaned = regex.sub("", cleaned)
+        if cleaned == text:
+            return text
+        text = cleaned
+    return _remove_nested(text, special_tokens)
+
+
+def _remove_nested(text: str, special_tokens: SpecialTokens | None) -> str:
+    """Tokens nested deeper than the fast passes reach, removed in one scan: each
+    character is kept in turn, and a token that it completes is dropped at once, so that
+    what is kept never holds a token (a token is always completed by its last character).
+    Literal tokens are matched backwards through a trie of reversed tokens, the
+    ``<|word|>`` shapes by their pattern on the last few characters."""
+    tries = [_builtin_reversed()]
+    if special_tokens is not None and special_tokens.tokens:
+        tries.append(special_tokens._reversed)
+    kept: list[str] = []
+    for ch in text:
+        kept.append(ch)
+        if ch == ">" and len(kept) > 2 and kept[-2] in _PATTERN_BARS:
+            match = _PATTERN_TAIL.search("".join(kept[-_PATTERN_WINDOW:]))
+            if match is not None:
+                del kept[len(kept) - (match.end() - match.start()) :]
+                continue
+        for trie in tries:
+            length = _suffix_token(kept, trie)
+            if length:
+                del kept[-length:]
+                break
+    return "".join(kept)
+
+
+_PATTERN_BARS = frozenset("|\uff5c")
+_PATTERN_WINDOW = 44
+_PATTERN_TAIL = re.compile(f"(?:{'|'.join(_TOKEN_PATTERNS)})\\Z")
+_Trie = dict[str, Any]
+
+
+def _reversed_trie(words: Iterable[str]) -> _Trie:
+    trie: _Trie = {}
+    for word in words:
+        node = trie
+        for ch in reversed(word):
+            node = node.setdefault(ch, {})
+        node[""] = True
+    return trie
+
+
+def _suffix_token(kept: list[str], trie: _Trie) -> int:
+    """The length of a token that ``kept`` ends with (the shortest), or 0."""
+    node = trie
+    index = len(kept) - 1
+    while index >= 0:
+        child: _Trie | None = node.get(kept[index])
+        if child is None:
+            return 0
+        if "" in child:
+            return len(kept) - index
+        node = child
+        index -= 1
+    return 0
+
+
+_reversed_builtin: tuple[re.Pattern[str], _Trie] | None = None
+_firsts_builtin: tuple[re.Pattern[str], frozenset[str]] | None = None
+
+
+def _builtin_firsts() -> frozenset[str]:
+    """The characters a built-in (or registered) token or token shape starts with."""
+    global _firsts_builtin
+    regex = _tokens()
+    cached = _firsts_builtin
+    if cached is None or cached[0] is not regex:
+        with _registry_lock:
+            words = _BUILTIN_TOKENS | set(_registered)
+        cached = _firsts_builtin = (regex, frozenset({"<", *(word[0] for word in words)}))
+    return cached[1]
+
+
+def _builtin_reversed() -> _Trie:
+    """The built-in (and registered) literal tokens as a trie of reversed tokens."""
+    global _reversed_builtin
+    regex = _tokens()
+    cached = _reversed_builtin
+    if cached is None or cached[0] is not regex:
+        with _registry_lock:
+            words = _BUILTIN_TOKENS | set(_registered)
+        cached = _reversed_builtin = (regex, _reversed_trie(words))
+    return cached[1]
 
 
 def _ranges(*pairs: tuple[int, int]) -> str:
@@ -288,38 +440,42 @@ _SPOOF_GUIDANCE = re.compile(
 _MAX_PASSES = 64
 
 
-def _clean_pass(text: str) -> str:
+def _clean_pass(text: str, special_tokens: SpecialTokens | None = None) -> str:
     text = _ASCII_CONTROL.sub("", text) if text.isascii() else _INVISIBLE.sub("", text)
     text = _tokens().sub("", text)
+    if special_tokens is not None and special_tokens._regex is not None:
+        text = special_tokens._regex.sub("", text)
     text = _SPOOF_NOTE.sub(SPOOFED_NOTE, text)
     return _SPOOF_GUIDANCE.sub(SPOOFED_GUIDANCE, text)
 
 
-def _clean_fixed_point(text: str) -> str:
+def _clean_fixed_point(text: str, special_tokens: SpecialTokens | None = None) -> str:
     """Invisible characters dropped before tokens are matched, repeated until nothing
     changes: removing one piece can never join the rest into a token."""
     for _ in range(_MAX_PASSES):
-        cleaned = _clean_pass(text)
+        cleaned = _clean_pass(text, special_tokens)
         if cleaned == text:
             return text
         text = cleaned
     # Adversarial nesting deeper than the passes: drop the characters tokens are made of.
     text = re.sub(r"[<>|\[\]\uff5c]", "", text)
-    while (cleaned := _clean_pass(text)) != text:
+    while (cleaned := _clean_pass(text, special_tokens)) != text:
         text = cleaned
     return text
 
 
-def clean_text(text: str, max_chars: int = DEFAULT_MAX_ERROR_CHARS) -> str:
+def clean_text(
+    text: str, max_chars: int = DEFAULT_MAX_ERROR_CHARS, *, special_tokens: SpecialTokens | None = None
+) -> str:
     """Tool text made safe to restate in a user turn.
 
     Strips surrounding white space; drops control, invisible and bidi characters and
-    chat-template special tokens (:data:`SPECIAL_TOKENS`, :func:`register_special_tokens`)
-    to a fixed point, so that no removal can rebuild a token; replaces imitations of
-    toolerr's own note prefix and guidance sentences (:data:`SPOOFED_NOTE`,
-    :data:`SPOOFED_GUIDANCE`), so that restated tool text cannot forge a runtime note;
-    replaces lone surrogates; and caps the length at ``max_chars``, marking the cut. Only
-    about ``2 * max_chars`` characters are looked at.
+    chat-template special tokens (:data:`SPECIAL_TOKENS`, :func:`register_special_tokens`,
+    and a tokenizer's own given as ``special_tokens``) to a fixed point, so that no
+    removal can rebuild a token; replaces imitations of toolerr's own note prefix and
+    guidance sentences (:data:`SPOOFED_NOTE`, :data:`SPOOFED_GUIDANCE`), so that restated
+    tool text cannot forge a runtime note; replaces lone surrogates; and caps the length
+    at ``max_chars``, marking the cut. Only about ``2 * max_chars`` characters are looked at.
     """
     if not isinstance(text, str):
         raise TypeError(f"clean_text expects str, got {type(text).__name__}")
@@ -329,7 +485,7 @@ def clean_text(text: str, max_chars: int = DEFAULT_MAX_ERROR_CHARS) -> str:
     window = text[: max_chars * 2 + 64]
     window = _SURROGATE.sub("\ufffd", window)
     window = _LINE_BREAKS.sub("\n", window)
-    window = _clean_fixed_point(window)
+    window = _clean_fixed_point(window, special_tokens)
     window = window.strip()
     if len(window) > max_chars or total > max_chars * 2 + 64:
         kept = window[:max_chars].rstrip()

@@ -26,10 +26,11 @@ from toolerr import (
     FailureLedger,
     FormSpec,
     Message,
+    SpecialTokens,
     ToolCall,
     ToolErrorLayer,
     content_text,
-    register_special_tokens,
+    remove_special_tokens,
 )
 from transformers import LogitsProcessorList, StoppingCriteria, StoppingCriteriaList
 
@@ -182,7 +183,10 @@ class LocalToolModel:
         self.generation_kwargs = generation_kwargs
         self._replayer = ToolErrorLayer(form="c0") if layer is None else layer
         self.texts = TokenTexts.of(tokenizer)
-        _register_tokenizer_tokens(tokenizer)
+        self.special_tokens = tokenizer_special_tokens(tokenizer)
+        """This tokenizer's own special and added tokens: removed (beside the common model
+        families' ones) from every message text this model's prompt shows, so that only
+        the chat template writes control tokens. Kept for this model only."""
 
     def __repr__(self) -> str:
         name = getattr(getattr(self.model, "config", None), "_name_or_path", type(self.model).__name__)
@@ -194,14 +198,20 @@ class LocalToolModel:
         self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None
     ) -> list[dict[str, str]]:
         """The conversation as ``{"role", "content"}`` turns for the chat template: tools in
-        the system turn, calls as ``<tool_call>`` blocks, results in user turns."""
+        the system turn, calls as ``<tool_call>`` blocks, results in user turns.
+
+        Every text that comes from the conversation or the tools (results, calls with
+        their names and arguments, prose, notes, tool schemas) is shown without special
+        tokens (:meth:`clean`), so that none becomes a control token of the prompt; the
+        format's markers and the template's tokens are added around it."""
+        clean = self.clean
         turns: list[dict[str, str]] = []
         system_parts = [self.system_prompt] if self.system_prompt else []
         body = list(messages)
         while body and body[0].role == "system":
-            system_parts.append(content_text(body.pop(0).content))
+            system_parts.append(clean(content_text(body.pop(0).content)))
         if tools:
-            system_parts.append(self.format.render_tools(tools))
+            system_parts.append(self.format.render_tools([self._clean_value(tool) for tool in tools]))
         if system_parts:
             turns.append({"role": "system", "content": "\n\n".join(part for part in system_parts if part)})
         pending_results: list[str] = []
@@ -213,29 +223,54 @@ class LocalToolModel:
 
         for message in body:
             if message.role == "tool":
-                pending_results.append(self.format.render_result(content_text(message.content)))
+                pending_results.append(self.format.render_result(clean(content_text(message.content))))
                 continue
             flush()
             if message.role == "assistant":
                 texts = dict(message.meta.get("call_texts") or {}) if message.meta else {}
                 blocks = [
-                    f"{self.format.start}\n{texts[call.id]}\n{self.format.end}"
-                    if call.id in texts
-                    else self.format.render_call(call.name, call.arguments, raw_arguments=call.raw_arguments)
+                    f"{self.format.start}\n{clean(self._call_text(call, texts))}\n{self.format.end}"
                     for call in message.tool_calls
                 ]
-                text = content_text(message.content).strip()
+                text = clean(content_text(message.content)).strip()
                 turns.append({"role": "assistant", "content": "\n".join([text, *blocks] if text else blocks)})
             else:
                 # A system message after the start is shown as a user turn: tool text never goes to system.
                 turns.append(
                     {
                         "role": "user" if message.role == "system" else message.role,
-                        "content": content_text(message.content),
+                        "content": clean(content_text(message.content)),
                     }
                 )
         flush()
         return turns
+
+    def _call_text(self, call: ToolCall, texts: Mapping[str, Any]) -> str:
+        """A call as shown between the markers: as the model wrote it, when known."""
+        written = texts.get(call.id) if call.id is not None else None
+        if isinstance(written, str):
+            return written
+        return self.format.call_text(call.name, call.arguments, raw_arguments=call.raw_arguments)
+
+    def clean(self, text: str) -> str:
+        """``text`` as the prompt shows it: without the special tokens of the common model
+        families and of this tokenizer (:func:`toolerr.remove_special_tokens` with
+        :attr:`special_tokens`), otherwise unchanged. Fails open (logged)."""
+        try:
+            return remove_special_tokens(text, self.special_tokens)
+        except Exception:
+            logger.warning("toolerr: removing special tokens failed; the text is shown as is", exc_info=True)
+            return text
+
+    def _clean_value(self, value: Any) -> Any:
+        """A tool schema with every string in it (keys too) :meth:`clean`-ed."""
+        if isinstance(value, str):
+            return self.clean(value)
+        if isinstance(value, Mapping):
+            return {self._clean_value(key): self._clean_value(item) for key, item in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [self._clean_value(item) for item in value]
+        return value
 
     def render(
         self,
@@ -509,19 +544,18 @@ def _tool_name(tool: ToolSpec) -> Any:
     return tool.get("name")
 
 
-def _register_tokenizer_tokens(tokenizer: Any) -> None:
-    """This tokenizer's own special tokens are removed from tool text that a note restates
-    (toolerr.clean_text), beside the built-in families' ones."""
+def tokenizer_special_tokens(tokenizer: Any) -> SpecialTokens:
+    """A tokenizer's own special tokens and added tokens, as a :class:`toolerr.SpecialTokens`
+    (for this tokenizer only: nothing is registered process-wide)."""
     tokens: set[str] = set()
     try:
         tokens.update(str(t) for t in getattr(tokenizer, "all_special_tokens", None) or ())
         decoder = getattr(tokenizer, "added_tokens_decoder", None) or {}
-        added = dict(decoder).values()
-        tokens.update(str(getattr(a, "content", a)) for a in added if getattr(a, "special", False))
+        tokens.update(str(getattr(added, "content", added)) for added in dict(decoder).values())
     except Exception:  # an odd tokenizer: the built-in tokens still apply
         logger.warning("toolerr: could not read the tokenizer's special tokens", exc_info=True)
     name = getattr(tokenizer, "name_or_path", None) or type(tokenizer).__name__
-    register_special_tokens(tokens, source=f"tokenizer {name}")
+    return SpecialTokens(tokens, source=f"tokenizer {name}")
 
 
 def _eos_ids(model: Any, tokenizer: Any) -> set[int]:

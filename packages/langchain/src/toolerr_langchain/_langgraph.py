@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from langgraph.prebuilt.tool_node import ToolInvocationError
 from toolerr import DetectionRecord, Policy, ToolErrorLayer, ToolLoopError
 
-from ._messages import CLIENT, TEXT_VERDICTS, rewrite_with
+from ._messages import CLIENT, TEXT_VERDICTS, graph_run, rewrite_with
 from ._middleware import default_error_content
 
 if TYPE_CHECKING:
@@ -43,11 +43,18 @@ def handle_tool_errors(e: Exception) -> str:
     The text is LangChain's own for argument validation errors and
     ``Error: {ExceptionType}: {message}`` otherwise. The exception is classified here, and
     :func:`rewrite_messages` (or a :class:`ToolErrorMiddleware`'s ``rewrite``) uses that
-    classification for the message with this text.
+    classification for the error message with exactly this text, in the same graph run
+    only (one ``invoke``/``stream`` of the graph, by its ``RunControl``; by the configured
+    ``thread_id`` on a LangGraph without one): another run, whatever its call ids and
+    texts, never sees it. Outside a graph run nothing is kept. When two exceptions of one
+    run give the same text with different classifications, neither is used and the text
+    is classified on its own.
     """
     content = e.message if isinstance(e, ToolInvocationError) else default_error_content(e)
     try:
-        TEXT_VERDICTS.put(content, _CLASSIFIER.inspect_exception(e, text=content))
+        run = graph_run()
+        if run is not None:
+            TEXT_VERDICTS.put(run, content, _CLASSIFIER.inspect_exception(e, text=content))
     except Exception:  # fail open: the error result goes out unclassified
         logger.exception("toolerr: classifying a ToolNode exception failed")
     return content

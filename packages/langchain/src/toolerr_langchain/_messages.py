@@ -9,8 +9,9 @@ message identity (:func:`neutral`), so a long run converts each message once.
 
 from __future__ import annotations
 
+import threading
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 from langchain_core.messages import (
@@ -22,6 +23,8 @@ from langchain_core.messages import (
     SystemMessage,
     ToolMessage,
 )
+from langgraph.config import get_config
+from langgraph.runtime import get_runtime
 from toolerr import FailureLedger, LRUCache, Message, Role, ToolCall, ToolErrorLayer, Verdict
 
 CLIENT = "langchain"
@@ -32,6 +35,8 @@ METADATA_KEY = "toolerr"
 
 _UNKNOWN_TOOL = "unknown"
 """LangChain's own name for an invalid tool call without a name (``_invalid_tool_call_message``)."""
+
+_UNSET: Any = object()
 
 _CALL_BLOCK_TYPES = frozenset(
     {"tool_use", "tool_call", "invalid_tool_call", "function_call", "server_tool_call"}
@@ -69,19 +74,75 @@ def with_verdict(message: ToolMessage, verdict: Verdict) -> ToolMessage:
     return message.model_copy(update={"response_metadata": metadata})
 
 
+def graph_run() -> object | None:
+    """The run scope of the LangGraph invocation the caller runs in, for verdicts that
+    are kept by result text (:class:`TextVerdicts`): the invocation's ``RunControl`` (one
+    per ``invoke``/``stream``, shared by its subgraphs and nodes), else the configured
+    ``thread_id``; ``None`` outside a graph run (then nothing is reused)."""
+    try:
+        configurable = get_config().get("configurable")
+        runtime = get_runtime()
+    except (RuntimeError, KeyError):  # not inside a graph run: no run to scope to
+        return None
+    if not isinstance(configurable, Mapping):
+        return None
+    control: object | None = getattr(runtime, "control", None)  # none before RunControl
+    if control is not None:
+        return control
+    thread = configurable.get("thread_id")
+    if isinstance(thread, (str, int)) and not isinstance(thread, bool):
+        return ("thread_id", thread)
+    return None
+
+
+_AMBIGUOUS = object()
+"""A text learned with two different verdicts in one run: no verdict is reused for it."""
+
+
 class TextVerdicts:
     """Verdicts learned from exceptions where no call id is at hand (LangGraph's
-    ``handle_tool_errors`` only sees the exception), keyed by the exact result text they
-    produced. Bounded; thread-safe."""
+    ``handle_tool_errors`` only sees the exception), kept per run scope
+    (:func:`graph_run`) and keyed by the exact result text they produced. A verdict is
+    only given back in the run it was learned in, for a result whose text equals the one
+    it was learned for; a text that two exceptions of one run produced with different
+    verdicts gives none (which result is whose cannot be told). Bounded (the latest
+    ``size`` texts of all runs); thread-safe.
+
+    A run scope is an object (held while its entries are kept, and compared by identity,
+    so that its id cannot be reused meanwhile) or a tuple key (compared by value)."""
 
     def __init__(self, size: int = 1024) -> None:
-        self._items: LRUCache[str, Verdict] = LRUCache(size)
+        self._items: LRUCache[tuple[Hashable, str], tuple[object, object]] = LRUCache(size)
+        self._lock = threading.Lock()  # get-then-put of one text is one step
 
-    def put(self, text: str, verdict: Verdict) -> None:
-        self._items.put(text, verdict)
+    @staticmethod
+    def _key(run: object, text: str) -> tuple[Hashable, str]:
+        return (run if isinstance(run, tuple) else ("id", id(run)), text)
 
-    def get(self, text: str) -> Verdict | None:
-        return self._items.get(text)
+    @staticmethod
+    def _same(kept: object, run: object) -> bool:
+        return kept is run or (isinstance(run, tuple) and kept == run)
+
+    def put(self, run: object | None, text: str, verdict: Verdict) -> None:
+        """Keep ``verdict`` for ``text`` in run scope ``run`` (nothing is kept without one)."""
+        if run is None:
+            return
+        key = self._key(run, text)
+        with self._lock:
+            entry = self._items.get(key)
+            known = entry[1] if entry is not None and self._same(entry[0], run) else None
+            self._items.put(key, (run, verdict if known is None or known == verdict else _AMBIGUOUS))
+
+    def get(self, run: object | None, text: str) -> Verdict | None:
+        """The verdict kept for exactly ``text`` in run scope ``run`` (``None``: none, or
+        an ambiguous one)."""
+        if run is None:
+            return None
+        with self._lock:
+            entry = self._items.get(self._key(run, text))
+        if entry is None or not self._same(entry[0], run):
+            return None
+        return entry[1] if isinstance(entry[1], Verdict) else None
 
 
 TEXT_VERDICTS = TextVerdicts()
@@ -108,8 +169,10 @@ def restore_verdicts(
     (in their metadata, or learned by :func:`toolerr_langchain.handle_tool_errors`), so it
     uses the exception evidence even after a checkpoint was restored in another process;
     and the verdict of error results that answer calls LangChain marked invalid. Each is
-    remembered for its message's content."""
+    remembered for its message's content. A verdict learned by ``handle_tool_errors`` is
+    only taken in the graph run it was learned in (:func:`graph_run`)."""
     invalid: set[str] = set()
+    scope: object | None = _UNSET
     for message in messages:
         if isinstance(message, AIMessage):
             invalid = {call_id for call in message.invalid_tool_calls if (call_id := call.get("id"))}
@@ -118,7 +181,9 @@ def restore_verdicts(
             continue
         verdict = verdict_of(message)
         if verdict is None and isinstance(message.content, str):
-            verdict = TEXT_VERDICTS.get(message.content)
+            if scope is _UNSET:
+                scope = graph_run()
+            verdict = TEXT_VERDICTS.get(scope, message.content)
         call_id, content = message.tool_call_id, message.content
         if verdict is None and call_id in invalid and layer.recall(call_id, content, run=run) is None:
             verdict = INVALID_CALL_VERDICT
