@@ -52,6 +52,16 @@ def test_a_remembered_verdict_must_match_its_content() -> None:
     assert not layer.rewrite(_conversation("42 files")).changed
 
 
+def test_a_remembered_verdict_matches_the_whole_content() -> None:
+    layer = ToolErrorLayer()
+    head = "x" * 10_000
+    layer.remember("call_0", TIMEOUT, head + "TimeoutError: read timed out")
+    assert layer.recall("call_0", head + "TimeoutError: read timed out") == TIMEOUT
+    same_length = head + "200 OK, 15 rows returned."
+    assert len(same_length) == len(head + "TimeoutError: read timed out") - 3
+    assert layer.recall("call_0", same_length + "...") is None
+
+
 def test_a_run_reusing_an_id_does_not_evict_another_runs_evidence() -> None:
     layer = ToolErrorLayer()
     run_a, run_b = Run(), Run()
