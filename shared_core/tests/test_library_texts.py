@@ -41,6 +41,18 @@ from toolerr import inspect_result
         ('relation "orders" does not exist\nLINE 1: SELECT * FROM orders', "fixable", None),
         ("deadlock detected", "transient", "not_executed"),
         ("Invalid timezone: 'Mars/Phobos'", "fixable", None),
+        # google-adk 2.x for a tool name the model made up: its function response and its ValueError
+        (
+            "Invoking `get_wether()` failed as no tool with that name is available.",
+            "fixable",
+            None,
+        ),
+        (
+            "Tool 'get_wether' not found.\nAvailable tools: get_weather\n\nPossible causes:\n"
+            "  1. LLM hallucinated the function name - review agent instruction clarity",
+            "fixable",
+            None,
+        ),
         ("Cannot specify both 'path' and 'content'", "fixable", None),
         # as the reference servers return them (packages/mcp/tests/test_reference_server_errors.py)
         ("Invalid timezone: 'No time zone found with key Mars/Olympus_Mons'", "fixable", None),

@@ -276,8 +276,8 @@ def side_by_side_stack(plugins: list[BasePlugin]) -> list[Any]:
 
 def test_an_unknown_tool_name_gets_adks_own_answer() -> None:
     """ADK's answer names the tools there are (its ValueError is for developers); toolerr
-    detects it from the error field. The core has no rule for ADK's wording yet, so the
-    kind is ambiguous and no note is added."""
+    detects it from the error field, reads ADK's wording as a fixable unknown tool and adds
+    the note after it."""
     records: list[DetectionRecord] = []
     runner, model = make_runner(
         [[("get_wether", {"city": "Paris"})], "done"],
@@ -285,13 +285,20 @@ def test_an_unknown_tool_name_gets_adks_own_answer() -> None:
         [ToolErrorPlugin(on_record=records.append)],
     )
     asyncio.run(run(runner, QUESTION))
-    response = dump(model.requests[1])[2]["parts"][0]["function_response"]["response"]
-    assert response["error"].startswith(
-        "Invoking `get_wether()` failed as no tool with that name is available."
-    )
+    contents = dump(model.requests[1])
+    error = contents[2]["parts"][0]["function_response"]["response"]["error"]
+    assert error.startswith("Invoking `get_wether()` failed as no tool with that name is available.")
     (record,) = records
-    assert (record.tool, record.detection, record.kind) == ("get_wether", "flag:is_error", "ambiguous")
-    assert len(dump(model.requests[1])) == 3
+    assert (record.tool, record.detection, record.kind) == ("get_wether", "flag:is_error", "fixable")
+    assert contents[3] == {
+        "parts": [
+            {
+                "text": f'{NOTE_PREFIX}the last attempt called get_wether with city="Paris" and it'
+                f" failed with: {error}\n\n{FIXABLE}"
+            }
+        ],
+        "role": "user",
+    }
 
 
 @pytest.mark.parametrize("args", [{}, None])

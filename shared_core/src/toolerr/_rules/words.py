@@ -236,6 +236,14 @@ WORDS: tuple[Word, ...] = (
     Word("is not a valid tool", F, "unknown_tool", None, "A:wider (LangGraph)"),
     Word("nknown tool", F, "unknown_tool", None, "A:wider (MCP Python SDK)"),
     Word(
+        "no tool with that name is available",
+        F,
+        "unknown_tool",
+        None,
+        "google-adk's function response for a made-up tool name",
+    ),
+    Word("not found.\nAvailable tools:", F, "unknown_tool", None, "google-adk _get_tool ValueError"),
+    Word(
         "ethod not found",
         F,
         "unknown_tool",
