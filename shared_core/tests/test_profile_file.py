@@ -76,7 +76,7 @@ def test_a_profile_file_round_trips_with_its_evidence(tmp_path: Path) -> None:
     assert dict(profile.details) == CALIBRATED  # every evidence field kept as read
     assert profile.details["measures"]["fixable"]["report"]["abstract"]["exact_repeat"]["high"] == 0.08
     again = tmp_path / "again" / "profile.json"
-    save_profile(profile, again)
+    assert save_profile(profile, again) == profile
     assert load_profile(again) == profile
     assert json.loads(again.read_text(encoding="utf-8")) == CALIBRATED
 

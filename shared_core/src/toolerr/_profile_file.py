@@ -153,9 +153,10 @@ def load_profile(path: str | os.PathLike[str]) -> Profile:
     return profile_from_dict(data, source=source)
 
 
-def save_profile(profile: Profile, path: str | os.PathLike[str]) -> None:
+def save_profile(profile: Profile, path: str | os.PathLike[str]) -> Profile:
     """Write ``profile`` as a profile file (its :attr:`Profile.details` kept, its name,
-    forms, evidence and ban written over them); :func:`load_profile` reads it back equal."""
+    forms, evidence and ban written over them). Returns the profile as :func:`load_profile`
+    reads the file back (its details then hold every field of the file)."""
     data: dict[str, Any] = {"format": PROFILE_FORMAT}
     data.update(profile.details)
     data.update(
@@ -167,7 +168,7 @@ def save_profile(profile: Profile, path: str | os.PathLike[str]) -> None:
             "ban": profile.ban,
         }
     )
-    profile_from_dict(data, source=os.fspath(path))  # refuse to write what cannot be read back
+    written = profile_from_dict(data, source=os.fspath(path))  # refuse what cannot be read back
     target = os.fspath(path)
     folder = os.path.dirname(target)
     if folder:
@@ -175,3 +176,4 @@ def save_profile(profile: Profile, path: str | os.PathLike[str]) -> None:
     with open(target, "w", encoding="utf-8") as handle:
         json.dump(data, handle, indent=1, ensure_ascii=False)
         handle.write("\n")
+    return written
