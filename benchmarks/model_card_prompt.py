@@ -14,9 +14,9 @@ from __future__ import annotations
 import json
 
 import torch
+from toolerr_eval import Engine, build_suite
+from toolerr_eval._engine import Request
 from toolerr_hf import load_default_model
-from toolerr_hf.evaluation import Engine, build_suite
-from toolerr_hf.evaluation._engine import Request
 
 SYSTEM = (
     "You are an expert in composing functions. You are given a question and a set of possible "

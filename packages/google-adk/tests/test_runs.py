@@ -447,13 +447,13 @@ def test_the_session_payload_objects_are_not_changed_by_c1() -> None:
 
 
 def test_the_eval_harness_matches_adk() -> None:
-    """The eval's ``adk-reflect`` harness (toolerr-hf, which does not import google-adk) is
-    held to the fixture packages/hf/tests/data/adk_reflect_responses.json; here the fixture
+    """The eval's ``adk-reflect`` harness (toolerr-eval, which does not import google-adk) is
+    held to the fixture packages/eval/tests/data/adk_reflect_responses.json; here the fixture
     is held to the installed ReflectAndRetryToolPlugin, so an ADK upgrade that changes the
     wording shows."""
     from google.adk.tools.base_tool import BaseTool
 
-    fixture_path = Path(__file__).parents[2] / "hf" / "tests" / "data" / "adk_reflect_responses.json"
+    fixture_path = Path(__file__).parents[2] / "eval" / "tests" / "data" / "adk_reflect_responses.json"
     fixture = json.loads(fixture_path.read_text(encoding="utf-8"))
     plugin = ReflectAndRetryToolPlugin()
     tool = BaseTool(name=fixture["name"], description="")

@@ -491,22 +491,3 @@ def test_key_order_cap() -> None:
     many = call(MAX_KEY_ORDER_KEYS + 1)
     assert key_order_variants(many, many[:-1]) == [canonical_json_text(many[:-1])[0]]
     assert key_order_variants("not json", "not json") == ["notjson"]
-
-
-def test_the_evaluation_reuses_an_unbanned_reply_only_without_any_variant(
-    tiny_model: Any, tokenizer: Any
-) -> None:
-    """The eval engine reuses the unbanned reply under a ban only when the ban cannot have
-    changed it: a white space or key-order variant of the banned call means decode again."""
-    from toolerr_hf.evaluation import Engine
-
-    engine = Engine(tiny_model, tokenizer)
-    banned = (TWO_KEYS,)
-    for text in (
-        "<tool_call>\n" + TWO_KEYS,
-        '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris" , "units": "C" }}',
-        '<tool_call>\n{"arguments": {"units": "C", "city": "Paris"}, "name": "get_weather"}',
-    ):
-        assert engine._may_complete(text, banned), text
-    for text in ("I cannot help.", '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Lyon"}}'):
-        assert not engine._may_complete(text, banned), text

@@ -110,7 +110,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 def _cmd_eval(args: argparse.Namespace) -> int:
     try:
-        from toolerr_hf.evaluation import main as eval_main  # type: ignore[import-not-found,unused-ignore]
+        from toolerr_eval import main as eval_main  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
         sys.stderr.write(
             f"toolerr eval needs the local model backend (the evaluation ships with it):\n  {HF_INSTALL}\n"

@@ -117,7 +117,7 @@ def walkthrough(out: Any = None) -> dict[str, Any]:
 def run_demo(args: argparse.Namespace) -> int:
     if not args.quick:
         try:
-            from toolerr_hf.demo import run_model_demo  # type: ignore[import-not-found,unused-ignore]
+            from toolerr_eval.demo import run_model_demo  # type: ignore[import-not-found,unused-ignore]
         except ImportError:
             from ._cli import HF_INSTALL
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from toolerr_hf.evaluation import Journal, ResumeError, build_parser, evaluate, main
+from toolerr_eval import Journal, ResumeError, build_parser, evaluate, main
 
 ARGV = [
     "--harness", "c0", "ban",

@@ -25,7 +25,6 @@ from typing import Any
 
 import torch
 from toolerr import Message
-
 from toolerr_hf._backend import LocalToolModel
 from toolerr_hf._decoder_ban import FailedCallBan, key_order_variants
 from toolerr_hf._format import HermesFormat, ParsedOutput

@@ -26,7 +26,6 @@ from toolerr import (
     inspect_message,
     pair_results,
 )
-
 from toolerr_hf._format import HermesFormat
 
 __all__ = [

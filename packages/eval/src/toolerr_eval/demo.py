@@ -30,7 +30,7 @@ KINDS = ("transient", "fixable", "unrecoverable")
 
 def demo_arguments(threads: int | None = 1) -> argparse.Namespace:
     """The evaluation options of the demo (see ``toolerr eval --help``)."""
-    from .evaluation import build_parser
+    from . import build_parser
 
     argv = [
         "--harness", STANDARD, TOOLERR,
@@ -135,8 +135,8 @@ def print_demo(results: Mapping[str, Any], out: IO[str]) -> None:
 def _forced_calls(options: argparse.Namespace, model: Any, tokenizer: Any) -> dict[str, Any]:
     """The fixable failures again with the reply opened by the call marker: which call does
     the model write when it must call? (exact repeats of the failed call per harness)"""
-    from .evaluation import Engine, Item, build_suite
-    from .evaluation._runs import run_decision
+    from . import Engine, Item, build_suite
+    from ._runs import run_decision
 
     engine = Engine(model, tokenizer, max_new_tokens=options.max_new_tokens, batch_size=options.batch_size)
     items = [Item(s, "fixable") for s in build_suite(1)]
@@ -158,9 +158,9 @@ def run_model_demo(args: argparse.Namespace) -> int:
     directory or GGUF file, default the embedded model) and ``args.out`` (a folder for
     ``demo.json``)."""
     import torch
+    from toolerr_hf._loading import ModelNotFoundError, load_named_model
 
-    from ._loading import ModelNotFoundError, load_named_model
-    from .evaluation import evaluate
+    from . import evaluate
 
     options = demo_arguments()
     if options.threads:

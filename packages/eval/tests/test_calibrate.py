@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from toolerr import PROFILES, Policy, ProfileError, ToolErrorLayer, load_profile
-from toolerr_hf.evaluation import (
+from toolerr_eval import (
     CALIBRATION_FORMS,
     MEASURES,
     RULE,
@@ -24,9 +24,9 @@ from toolerr_hf.evaluation import (
     rescore,
     split_scenarios,
 )
-from toolerr_hf.evaluation._calibrate import write_profile_file
-from toolerr_hf.evaluation._runs import safety_of
-from toolerr_hf.evaluation._scenarios import FAILURE_KINDS
+from toolerr_eval._calibrate import write_profile_file
+from toolerr_eval._runs import safety_of
+from toolerr_eval._scenarios import FAILURE_KINDS
 
 SMALL = PROFILES["small-local"]
 

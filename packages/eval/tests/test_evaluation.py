@@ -10,8 +10,7 @@ from typing import Any
 
 import pytest
 from toolerr import Message, ToolErrorLayer, canonical_arguments, format_arguments, inspect_message
-from toolerr_hf import HermesFormat, LocalToolModel
-from toolerr_hf.evaluation import (
+from toolerr_eval import (
     HARNESSES,
     Bootstrap,
     Engine,
@@ -25,10 +24,11 @@ from toolerr_hf.evaluation import (
     runtime_result,
     split_scenarios,
 )
-from toolerr_hf.evaluation._engine import Request
-from toolerr_hf.evaluation._harnesses import INSTRUCTION, adk_reflect_messages, adk_reflect_response
-from toolerr_hf.evaluation._measures import is_strict_correct
-from toolerr_hf.evaluation._scenarios import FAILURE_KINDS, WORDINGS, correct_action, error_text
+from toolerr_eval._engine import Request
+from toolerr_eval._harnesses import INSTRUCTION, adk_reflect_messages, adk_reflect_response
+from toolerr_eval._measures import is_strict_correct
+from toolerr_eval._scenarios import FAILURE_KINDS, WORDINGS, correct_action, error_text
+from toolerr_hf import HermesFormat, LocalToolModel
 
 FMT = HermesFormat()
 
@@ -288,7 +288,7 @@ def test_a_call_cut_at_the_token_limit_counts_only_when_its_json_is_complete() -
 
 
 def test_argument_level_repeats_are_seen_through_extra_keys_and_cuts() -> None:
-    from toolerr_hf.evaluation._measures import rewrites_failed_arguments
+    from toolerr_eval._measures import rewrites_failed_arguments
 
     item = Item(_scenario(), "fixable")
     failed = '"arguments": {"origin": "CDG", "destination": "FCO", "date": "03/12/2026", "passengers": 2'
@@ -436,6 +436,26 @@ def test_engine_ban_reuses_the_unbanned_reply_only_when_safe(tiny_model: Any, to
         assert engine.counters.generations == 2
 
 
+_TWO_KEYS = '{"name": "get_weather", "arguments": {"city": "Paris", "units": "C"}}'
+
+
+def test_the_evaluation_reuses_an_unbanned_reply_only_without_any_variant(
+    tiny_model: Any, tokenizer: Any
+) -> None:
+    """The eval engine reuses the unbanned reply under a ban only when the ban cannot have
+    changed it: a white space or key-order variant of the banned call means decode again."""
+    engine = Engine(tiny_model, tokenizer)
+    banned = (_TWO_KEYS,)
+    for text in (
+        "<tool_call>\n" + _TWO_KEYS,
+        '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris" , "units": "C" }}',
+        '<tool_call>\n{"arguments": {"units": "C", "city": "Paris"}, "name": "get_weather"}',
+    ):
+        assert engine._may_complete(text, banned), text
+    for text in ("I cannot help.", '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Lyon"}}'):
+        assert not engine._may_complete(text, banned), text
+
+
 class _ScriptedEngine(Engine):
     """The real engine's rendering with scripted replies: ``script(request, turn)`` gives a
     reply's text after the prompt's own prefill (the point is the episode loop)."""
@@ -446,7 +466,7 @@ class _ScriptedEngine(Engine):
         self.seen: list[Request] = []
 
     def generate(self, requests: Any, progress: Any = None) -> list[Any]:
-        from toolerr_hf.evaluation._engine import Reply
+        from toolerr_eval._engine import Reply
 
         replies = []
         for request in requests:
@@ -460,7 +480,7 @@ class _ScriptedEngine(Engine):
 def test_required_episodes_end_at_success_and_count_repeats_and_loops(
     tiny_model: Any, tokenizer: Any
 ) -> None:
-    from toolerr_hf.evaluation import run_episodes
+    from toolerr_eval import run_episodes
 
     scenario = _scenario()
     name = scenario.tool.name
@@ -556,7 +576,7 @@ def test_main_end_to_end_on_a_tiny_model(
     assert "greedy_exact_repeat" in probe["c0"]
     assert results["cost"]["engine"]["prompt_positions_saved"] > 0
     # scoring the stored replies again gives the same summaries
-    from toolerr_hf.evaluation import rescore
+    from toolerr_eval import rescore
 
     assert rescore(json.loads(json.dumps(results)))["decision"]["summary"] == decision["summary"]
     assert main(["--rescore", str(out / "results.json"), "--out", str(tmp_path / "rescored")]) == 0
@@ -572,7 +592,7 @@ def test_main_end_to_end_on_a_tiny_model(
 def test_progress_counts_every_part(tiny_model: Any, tokenizer: Any) -> None:
     """The progress bar moves through the probe too: scoring per scenario, then the greedy
     decoding at the action slot of each greedy context."""
-    from toolerr_hf.evaluation import build_parser, evaluate
+    from toolerr_eval import build_parser, evaluate
 
     ticks: list[int] = []
     argv = ["--no-decision", "--episodes", "0", "--probe", "1", "--probe-harness", "c0", "c3"]
@@ -609,7 +629,7 @@ def test_model_demo_on_a_tiny_model(
     import argparse
 
     import torch
-    from toolerr_hf.demo import run_model_demo
+    from toolerr_eval.demo import run_model_demo
 
     threads = torch.get_num_threads()
     try:
