@@ -286,6 +286,8 @@ class _Progress:
     def __call__(self, count: int) -> None:
         self.done += count
         if self.bar is not None:
+            if self.done > (self.bar.total or 0):  # a pass that was not planned (--calibrate's forced calls)
+                self.bar.total = self.done
             self.bar.update(count)
         elif self.enabled:
             sys.stderr.write(f"\rtoolerr eval: {self.done} steps")

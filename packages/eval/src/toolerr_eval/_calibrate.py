@@ -519,6 +519,8 @@ def write_calibration(calibration: Mapping[str, Any], out: IO[str]) -> None:
     out.write(f"  profile: {forms}\n")
     if calibration.get("profile_path"):
         out.write(f"  wrote {calibration['profile_path']} (Policy(profile=...) loads it)\n")
+    else:
+        out.write("  (give --out DIR or --profile-out FILE to write it as a profile file)\n")
 
 
 def write_profile_file(calibration: dict[str, Any], model: str, path: str) -> Profile:
