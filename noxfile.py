@@ -67,6 +67,7 @@ PACKAGE_SESSIONS = [
     "mcp_servers",
     "integration",
     "hf",
+    "eval",
     "google_adk",
     "pydantic_ai",
     "litellm",
@@ -251,14 +252,26 @@ def _install_hf(session: nox.Session, *extras: str) -> None:
 
 @nox.session(python=PYTHON)
 def hf(session: nox.Session) -> None:
-    """toolerr-hf: the ban, the local backend and the evaluation, on a tiny model built in
-    the tests and on the real embedded model (loaded once)."""
+    """toolerr-hf: the ban and the local backend, on a tiny model built in the tests and on
+    the real embedded model (loaded once)."""
     session.install(*TEST_TOOLS)
-    _install_hf(session, "test", "eval")
+    _install_hf(session, "test")
     # the LangChain agent on the real local model, with ToolErrorMiddleware
     session.install("-e", "packages/langchain")
     _pytest(session, "packages/hf/tests")
     _typecheck(session, "packages/hf/src")
+
+
+@nox.session(python=PYTHON, name="eval")
+def eval_(session: nox.Session) -> None:
+    """toolerr-eval: the evaluation (`toolerr eval`) and the model demo, found by the core's
+    command through the entry points, on a tiny model built in the tests (the fixtures of
+    packages/hf/tests) and on the real embedded model."""
+    session.install(*TEST_TOOLS)
+    _install_hf(session)
+    session.install("-e", "packages/eval[test]")
+    _pytest(session, "packages/eval/tests")
+    _typecheck(session, "packages/eval/src")
 
 
 # The test pin: the newest release whose proxy extra installs from this registry (later ones
@@ -304,8 +317,9 @@ def typecheck(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def demo(session: nox.Session) -> None:
-    """The main job: `toolerr demo` on the embedded local model."""
+    """The main job: `toolerr demo` on the embedded local model (toolerr-eval)."""
     _install_hf(session)
+    session.install("-e", "packages/eval")
     session.run("toolerr", "demo", *session.posargs, env={"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"})
 
 

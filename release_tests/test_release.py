@@ -209,7 +209,10 @@ def test_readmes_give_both_install_lines(directory: Path) -> None:
     name = _project(directory)["project"]["name"]
     relative = directory.relative_to(ROOT).as_posix()
     clone = re.compile(
-        r"pip install (?:\S+ )*\./shared_core \./" + re.escape(relative) + r"(?:\[[a-z,]+\])?(?=[\s`]|$)"
+        # (other folders it needs may stand between, e.g. ``./packages/hf`` for ``./packages/eval``)
+        r"pip install (?:\S+ )*\./shared_core (?:\./\S+ )*\./"
+        + re.escape(relative)
+        + r"(?:\[[a-z,]+\])?(?=[\s`]|$)"
     )
     for readme in (directory / "README.md", ROOT / "README.md"):
         text = readme.read_text(encoding="utf-8")

@@ -82,10 +82,10 @@ def test_demo_quick_walkthrough(capsys: pytest.CaptureFixture[str], tmp_path: py
 
 def test_eval_options_are_handed_over_without_a_separator() -> None:
     proc = run_cli("eval", "--help")
-    # without the local backend installed the evaluation says what to install; with it,
+    # without the evaluation installed the command says what to install; with it,
     # the options reach it (never an argparse "unrecognized arguments" error)
     assert b"unrecognized arguments" not in proc.stderr
     if proc.returncode == 2:
-        assert b"pip install toolerr-hf" in proc.stderr
+        assert b"pip install toolerr-eval" in proc.stderr
     else:
         assert proc.returncode == 0 and b"--scenarios" in proc.stdout

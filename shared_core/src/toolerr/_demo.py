@@ -1,8 +1,9 @@
 """``toolerr demo``: what toolerr changes.
 
-With the local model backend installed (``toolerr-hf``), the demo runs the embedded model
-on failing tool calls and compares the standard harness with toolerr's; without it the
-demo exits with status 2 and the install command. ``--quick`` is a deterministic
+With the evaluation installed (``toolerr-eval``, found through the ``toolerr.commands``
+entry points), the demo runs the embedded model on failing tool calls and compares the
+standard harness with toolerr's; without it the demo exits with status 2 and the install
+command. ``--quick`` is a deterministic
 walk-through of the core on built-in examples (no model needed).
 """
 
@@ -109,27 +110,21 @@ def walkthrough(out: Any = None) -> dict[str, Any]:
     write(f"  with loop_action='block', a third identical call is: {decision.action}\n")
     summary["loop"] = {"changed": looped.changed, "third_call": decision.action}
     write(
-        "\nWithout --quick, the demo runs on the embedded local model (SmolLM2-135M-Instruct, toolerr-hf).\n"
+        "\nWithout --quick, the demo runs the embedded local model (SmolLM2-135M-Instruct, toolerr-eval).\n"
     )
     return summary
 
 
 def run_demo(args: argparse.Namespace) -> int:
     if not args.quick:
-        try:
-            from toolerr_eval.demo import run_model_demo  # type: ignore[import-not-found,unused-ignore]
-        except ImportError:
-            from ._cli import HF_INSTALL
+        from ._cli import _load_command
 
-            sys.stderr.write(
-                "toolerr demo runs the embedded local model, which needs toolerr-hf:\n"
-                f"  {HF_INSTALL}\n"
-                "(`toolerr demo --quick` is the walk-through of the core without a model)\n"
-            )
+        run_model_demo = _load_command("demo", "runs the embedded local model")
+        if run_model_demo is None:
+            sys.stderr.write("(`toolerr demo --quick` is the walk-through of the core without a model)\n")
             return 2
-        else:
-            code: int = run_model_demo(args)
-            return code
+        code: int = run_model_demo(args)
+        return code
     summary = walkthrough()
     if args.out:
         os.makedirs(args.out, exist_ok=True)

@@ -5,7 +5,9 @@ fixable and an unrecoverable failure plus a no-failure control), the harnesses o
 two studies side by side, and three measurements: the next action at the decision step,
 episodes of up to five turns with simulated tools, and a teacher-forced probe of the
 failed call's probability. 95% bootstrap intervals over scenarios; the same seed gives
-the same numbers. ``main(argv)`` is the command line (``toolerr eval ...``).
+the same numbers. ``main(argv)`` is the command line (``toolerr eval ...``); the core's
+``toolerr`` command finds it, and :func:`toolerr_eval.demo.run_model_demo` (``toolerr
+demo``), through the ``toolerr.commands`` entry points of this distribution.
 """
 
 from __future__ import annotations
@@ -50,8 +52,10 @@ from ._scenarios import FAILURE_KINDS, ITEM_KINDS, Item, Scenario, build_suite, 
 
 logger = logging.getLogger("toolerr")
 
-EVAL_INSTALL = "pip install 'toolerr-hf[eval]'"
+PLOT_INSTALL = "pip install 'toolerr-eval[plot]'"
 """The plotting extra that ``--out`` needs."""
+
+__version__ = "0.1.0"
 
 __all__ = [
     "CALIBRATION_FORMS",
@@ -519,7 +523,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         arguments = arguments[1:]
     args = parser.parse_args(arguments)
     if args.out and importlib.util.find_spec("matplotlib") is None:  # fail before the run, not after it
-        sys.stderr.write(f"toolerr eval: --out writes a plot, which needs the plot extra: {EVAL_INSTALL}\n")
+        sys.stderr.write(f"toolerr eval: --out writes a plot, which needs the plot extra: {PLOT_INSTALL}\n")
         return 2
     if args.rescore:
         return _rescore_command(args)
