@@ -319,3 +319,28 @@ def test_calibrate_end_to_end_on_the_tiny_model(
     # rescoring the stored replies gives the same calibration
     again = rescore(json.loads(json.dumps(results)))["calibrate"]["per_kind"]
     assert again["forms"] == per_kind["forms"] and again["measures"] == per_kind["measures"]
+
+
+def test_the_table_names_the_choice_and_a_missing_report_split() -> None:
+    import io
+
+    from toolerr_eval._calibrate import write_calibration
+
+    suite = build_suite(1)
+    selection, report = split_scenarios(suite)
+    assert report == []  # one scenario per tool: all of them choose
+    auto, forced, probe = _synthetic({s.id for s in selection}, suite)
+    calibration = calibrate_per_kind(auto, forced, probe, selection, report, prefer=SMALL, resamples=20)
+    assert calibration["measures"]["transient"]["report"] == {}
+    text = io.StringIO()
+    write_calibration(calibration, text)
+    printed = text.getvalue()
+    assert "Calibration per kind (chosen on 6 scenarios, reported on the other 0" in printed
+    assert "(no report split: one scenario per tool; give --scenarios 2 or more)" in printed
+    assert (
+        "  transient: c1 (decided by retried; decision step, forced calls (tool choice required))" in printed
+    )
+    assert "held out: -" in printed
+    assert "give --out DIR or --profile-out FILE" in printed
+    profile = profile_of(calibration, "m")
+    assert "(retried - held out; retried)" in profile.evidence

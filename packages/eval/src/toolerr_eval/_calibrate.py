@@ -494,6 +494,8 @@ def write_calibration(calibration: Mapping[str, Any], out: IO[str]) -> None:
         f"\nCalibration per kind (chosen on {splits['selection']} scenarios, reported on the other "
         f"{splits['report']}, seed {splits['seed']}; ties toward {calibration['prefer']}):\n"
     )
+    if not splits["report"]:
+        out.write("  (no report split: one scenario per tool; give --scenarios 2 or more)\n")
     for kind, cell in calibration["measures"].items():
         chosen = cell["chosen"]
         out.write(f"  {kind}: {chosen} (decided by {cell['decided_by']}; {cell['source']})\n")
