@@ -262,6 +262,8 @@ def test_profile_of_names_the_evidence() -> None:
     calibration = calibrate_per_kind(auto, forced, probe, selection, report, prefer=SMALL, resamples=50)
     profile = profile_of(calibration, "/models/SmolLM2 135M/", date="2026-12-01T14:00:00+00:00")
     assert profile.name == "calibrated-smollm2-135m"
+    named = profile_of(calibration, "SmolLM2-135M-Instruct (embedded default)")
+    assert named.name == "calibrated-smollm2-135m-instruct"
     assert profile.details["date"] == "2026-12-01T14:00:00+00:00" and profile.ban is False
     assert profile.evidence.startswith("toolerr eval --calibrate on /models/SmolLM2 135M/, 2026-12-01")
     assert "Measured without the decoder ban." in profile.evidence

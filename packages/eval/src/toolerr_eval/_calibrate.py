@@ -350,7 +350,10 @@ def calibrate_per_kind(
 
 def _short(model: str) -> str:
     base = os.path.basename(model.rstrip("/\\")) or model
-    text = "".join(c if c.isalnum() or c in "-._" else "-" for c in base.lower())
+    base = base.split(" (")[0]  # "SmolLM2-135M-Instruct (embedded default)"
+    text = "".join(c if c.isalnum() or c in "._" else "-" for c in base.lower())
+    while "--" in text:
+        text = text.replace("--", "-")
     return text.strip("-.") or "model"
 
 
@@ -525,8 +528,10 @@ def write_calibration(calibration: Mapping[str, Any], out: IO[str]) -> None:
         out.write("  (give --out DIR or --profile-out FILE to write it as a profile file)\n")
 
 
-def write_profile_file(calibration: dict[str, Any], model: str, path: str) -> Profile:
+def write_profile_file(
+    calibration: dict[str, Any], model: str, path: str, *, date: str | None = None
+) -> Profile:
     """Write the calibration's profile to ``path``; ``calibration["profile_path"]`` notes it."""
-    written = save_profile(profile_of(calibration, model), path)
+    written = save_profile(profile_of(calibration, model, date=date), path)
     calibration["profile_path"] = path
     return written
