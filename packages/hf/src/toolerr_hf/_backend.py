@@ -269,16 +269,7 @@ class LocalToolModel:
         decoder should ban, rendered in this format, and as the model wrote it."""
         if ledger is None:
             ledger = self.ledger(messages)
-        written: dict[str, str] = {}
-        for message in messages:
-            if message.role == "assistant" and message.meta:
-                written.update(dict(message.meta.get("call_texts") or {}))
-        out: dict[str, None] = {}
-        for failed in ledger.banned_calls():
-            out[self.format.call_text(failed.name, raw_arguments=failed.exact)] = None
-            if failed.call_id is not None and failed.call_id in written:
-                out[written[failed.call_id].strip()] = None
-        return list(out)
+        return self.format.banned_texts(messages, ledger)
 
     # -- generation ------------------------------------------------------------------
 

@@ -28,7 +28,10 @@ import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from toolerr import FailureLedger, Message
 
 __all__ = ["HermesFormat", "ParsedCall", "ParsedOutput"]
 
@@ -160,6 +163,21 @@ class HermesFormat:
             else:
                 raw_arguments = json.dumps({} if arguments is None else arguments, ensure_ascii=False)
         return f'{{"name": {json.dumps(name, ensure_ascii=False)}, "arguments": {raw_arguments.strip()}}}'
+
+    def banned_texts(self, messages: Sequence[Message], ledger: FailureLedger) -> list[str]:
+        """The call strings a decoder ban holds for the next reply: each failed call the
+        ledger says a decoder should ban (``FailureLedger.banned_calls``), rendered in this
+        format, and as the model wrote it (the assistant messages' ``meta["call_texts"]``)."""
+        written: dict[str, str] = {}
+        for message in messages:
+            if message.role == "assistant" and message.meta:
+                written.update(dict(message.meta.get("call_texts") or {}))
+        out: dict[str, None] = {}
+        for failed in ledger.banned_calls():
+            out[self.call_text(failed.name, raw_arguments=failed.exact)] = None
+            if failed.call_id is not None and failed.call_id in written:
+                out[written[failed.call_id].strip()] = None
+        return list(out)
 
     def decisive_text(self, call_text: str) -> str:
         """The part of a call string that decides what runs: up to the end of its arguments.
