@@ -31,7 +31,16 @@ from ._layer import (
 from ._ledger import FailedCall, FailureLedger, RepeatReport
 from ._loop import LoopDecision, decide_loop
 from ._lru import LRUCache
-from ._policy import POLICY_OPTIONS, FormSpec, Policy, PolicyOptions, resolve_forms, safety_from_annotations
+from ._policy import (
+    POLICY_OPTIONS,
+    FormSpec,
+    Policy,
+    PolicyOptions,
+    ProfileSpec,
+    resolve_forms,
+    safety_from_annotations,
+)
+from ._profile_file import PROFILE_FORMAT, ProfileError, load_profile, save_profile
 from ._profiles import PROFILES, Profile
 from ._render import (
     GUIDANCE,
@@ -88,6 +97,7 @@ __all__ = [
     "NOTE_PREFIX",
     "POLICY_OPTIONS",
     "PROFILES",
+    "PROFILE_FORMAT",
     "WIRE_FORMATS",
     "BanCursor",
     "ConversationRun",
@@ -109,6 +119,8 @@ __all__ = [
     "PolicyOptions",
     "PreparedVocabulary",
     "Profile",
+    "ProfileError",
+    "ProfileSpec",
     "RepeatReport",
     "ResultDelivery",
     "Rewrite",
@@ -135,6 +147,7 @@ __all__ = [
     "guidance_for",
     "inspect_message",
     "inspect_result",
+    "load_profile",
     "normalise_client",
     "openai_chat_to_messages",
     "pair_results",
@@ -152,4 +165,5 @@ __all__ = [
     "rewrite_responses",
     "rewrite_wire",
     "safety_from_annotations",
+    "save_profile",
 ]

@@ -3,20 +3,26 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Mapping
 from dataclasses import InitVar, dataclass, field
 from types import MappingProxyType
 from typing import Any, TypeAlias, TypedDict, get_args
 
 from ._names import describe_forms
-from ._profiles import PROFILES
+from ._profile_file import load_profile, looks_like_profile_path
+from ._profiles import PROFILES, Profile
 from ._render import DEFAULT_MAX_ERROR_CHARS
 from ._types import FORMS, KINDS, LOOP_ACTIONS, Form, Kind, LoopAction, ToolSafety, Verdict
 
 FormSpec: TypeAlias = str | Mapping[str, str]
 """What ``form=`` accepts: one form for every kind (``c0`` ... ``abstract``), the name of a
-profile (:data:`toolerr.PROFILES`), or a mapping from kind (and optionally ``default``) to
-form."""
+profile (:data:`toolerr.PROFILES`), the path of a profile file (``.json``, as
+``toolerr eval --calibrate`` writes it: :func:`toolerr.load_profile`), or a mapping from
+kind (and optionally ``default``) to form."""
+
+ProfileSpec: TypeAlias = str | os.PathLike[str] | Profile
+"""What ``profile=`` accepts: a profile's name, the path of a profile file, or a :class:`Profile`."""
 
 DEFAULT_FORM: Form = "c3"
 """The form of a kind that a per-kind mapping leaves out (unless it gives ``default``)."""
@@ -36,7 +42,7 @@ class PolicyOptions(TypedDict, total=False):
     """
 
     form: FormSpec
-    profile: str
+    profile: ProfileSpec
     retry_budget: int
     loop_action: LoopAction
     tool_safety: Mapping[str, ToolSafety]
@@ -55,10 +61,11 @@ class Policy:
     measured aggregate best), ``c4`` or ``abstract`` for every kind; or a mapping from kind
     to form (``{"transient": "c3", "fixable": "abstract"}``; a kind left out gets the
     mapping's ``default`` key, else ``c3``); or the name of a profile (:data:`PROFILES`,
-    e.g. ``small-local``). ``profile``: a profile's name, instead of ``form`` (it wins over
-    ``form``). After construction ``form`` is one form when every kind gets the same, else
-    a read-only mapping over every kind; :meth:`form_for` gives a kind's form.
-    ``retry_budget``: exact retries of a
+    e.g. ``small-local``); or the path of a profile file (``profile.json``, read once here
+    with :func:`toolerr.load_profile`). ``profile``: a profile's name, a profile file's path
+    or a :class:`Profile`, instead of ``form`` (it wins over ``form``). After construction
+    ``form`` is one form when every kind gets the same, else a read-only mapping over every
+    kind; :meth:`form_for` gives a kind's form. ``retry_budget``: exact retries of a
     transient failure that count as correct before it counts as unrecoverable.
     ``loop_action``: ``note``, ``block`` or ``stop``. ``tool_safety``: per tool name,
     ``read_only``, ``idempotent`` or ``unsafe``; a transient failure with an unknown
@@ -72,9 +79,9 @@ class Policy:
     tool_safety: Mapping[str, ToolSafety] = field(default_factory=dict)
     max_error_chars: int = DEFAULT_MAX_ERROR_CHARS
     client: str = "generic"
-    profile: InitVar[str | None] = None
+    profile: InitVar[ProfileSpec | None] = None
 
-    def __post_init__(self, profile: str | None) -> None:
+    def __post_init__(self, profile: ProfileSpec | None) -> None:
         forms = resolve_forms(self.form if profile is None else profile)
         first = forms[KINDS[0]]
         single = all(value == first for value in forms.values())
@@ -149,23 +156,26 @@ def resolve_forms(spec: Any) -> dict[Kind, Form]:
     """The form of every kind for what ``form=`` accepts (see :data:`FormSpec`).
     Raises :class:`ValueError` naming the forms when it is none of them."""
     given: Mapping[Any, Any]
-    if isinstance(spec, str):
-        single = _form_named(spec)
-        if single is not None:
-            return dict.fromkeys(KINDS, single)
-        profile = PROFILES.get(spec.strip().lower())
-        if profile is None:
-            raise ValueError(
-                f"unknown form {spec!r}; expected one of {describe_forms()}; a profile "
-                f"({', '.join(PROFILES)}); or a mapping from kind ({', '.join(KINDS)}) to form"
-            )
-        given = profile.forms
+    if isinstance(spec, Profile):
+        given = spec.forms
+    elif (single := _form_named(spec)) is not None:
+        return dict.fromkeys(KINDS, single)
+    elif isinstance(spec, str) and spec.strip().lower() in PROFILES:
+        given = PROFILES[spec.strip().lower()].forms
+    elif looks_like_profile_path(spec):
+        given = load_profile(spec).forms  # a ProfileError (a ValueError) names the file
+    elif isinstance(spec, str):
+        raise ValueError(
+            f"unknown form {spec!r}; expected one of {describe_forms()}; a profile "
+            f"({', '.join(PROFILES)}); a profile file (.json); or a mapping from kind "
+            f"({', '.join(KINDS)}) to form"
+        )
     elif isinstance(spec, Mapping):
         given = spec
     else:
         raise ValueError(
             "form must be a form name, a profile name or a mapping from kind to form, "
-            f"got {type(spec).__name__}"
+            f"got {type(spec).__name__} (or the path of a profile file)"
         )
     keys = {str(key).strip().lower(): value for key, value in given.items()}
     unknown = [key for key in keys if key not in KINDS and key != "default"]

@@ -1,14 +1,17 @@
 """Named delivery profiles: a form per kind of failure, each with the evidence it comes from.
 
 A profile is data. Select one with ``form="small-local"`` (or ``profile="small-local"``) on
-any adapter or :class:`toolerr.Policy`; :data:`PROFILES` lists them.
+any adapter or :class:`toolerr.Policy`; :data:`PROFILES` lists them. A profile can also be
+a JSON file (``toolerr eval --calibrate`` writes one): ``profile="path/to/profile.json"``
+or :func:`toolerr.load_profile`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import Any
 
 from ._types import Form, Kind
 
@@ -24,6 +27,10 @@ class Profile:
     """What was measured, and where: the reason for this choice."""
     ban: bool = False
     """Whether the local backend also bans the failed call at the decoder with this profile."""
+    details: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    """Everything a profile file holds (:func:`toolerr.load_profile`): the model, the date,
+    the splits and the per-kind measures with intervals that chose the forms. Empty for the
+    built-in profiles, whose evidence is :attr:`evidence`."""
 
 
 STUDY_C3 = Profile(

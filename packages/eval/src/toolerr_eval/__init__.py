@@ -21,8 +21,20 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
+from toolerr import PROFILES
 
+from ._calibrate import (
+    CALIBRATION_FORMS,
+    MEASURES,
+    RULE,
+    calibrate_per_kind,
+    choose_forms,
+    profile_of,
+    recalibrate,
+    run_calibration,
+    split_scenarios,
+    write_profile_file,
+)
 from ._engine import Engine
 from ._harnesses import HARNESSES, LABELS, build_view
 from ._journal import Journal, ResumeError
@@ -50,6 +62,8 @@ __all__ = [
     "HARNESSES",
     "ITEM_KINDS",
     "LABELS",
+    "MEASURES",
+    "RULE",
     "Bootstrap",
     "Engine",
     "Item",
@@ -60,18 +74,19 @@ __all__ = [
     "build_suite",
     "build_view",
     "calibrate",
+    "calibrate_per_kind",
+    "choose_forms",
     "classify",
     "error_text",
     "evaluate",
     "is_correct",
     "main",
+    "profile_of",
     "rescore",
+    "run_calibration",
     "runtime_result",
     "split_scenarios",
 ]
-
-CALIBRATION_FORMS: tuple[str, ...] = ("c0", "c1", "c2", "c3", "c4", "abstract")
-"""The forms ``--calibrate`` chooses among (what :class:`toolerr.ToolErrorLayer` offers)."""
 
 PROBE_HARNESSES: tuple[str, ...] = ("c0", "c1", "c2", "c3", "c4", "abstract", "instruction", "reflect")
 """Contexts of the probe (the ban harnesses act at the decoder, not on the context; clean
@@ -156,7 +171,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--calibrate",
         action="store_true",
-        help="pick the best form on one split of the scenarios, report it on the other",
+        help="pick the form per kind of failure on one split of the scenarios and report it with "
+        "intervals on the other (from the decision step where the model calls, else from forced "
+        "calls and the probe); writes the chosen profile to OUT/profile.json (or --profile-out)",
+    )
+    parser.add_argument(
+        "--profile-out",
+        metavar="FILE",
+        help="with --calibrate: write the chosen profile (JSON, what Policy(profile=FILE) loads) here",
     )
     parser.add_argument(
         "--out",
@@ -184,21 +206,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
-
-
-def split_scenarios(scenarios: Sequence[Scenario], seed: int = 0) -> tuple[list[Scenario], list[Scenario]]:
-    """Two halves of the suite, balanced per tool: (selection split, report split)."""
-    rng = np.random.default_rng(seed)
-    first: list[Scenario] = []
-    second: list[Scenario] = []
-    tools = list(dict.fromkeys(s.tool.name for s in scenarios))
-    for tool in tools:
-        group = [s for s in scenarios if s.tool.name == tool]
-        order = rng.permutation(len(group)).tolist()
-        half = (len(group) + 1) // 2
-        first.extend(group[i] for i in sorted(order[:half]))
-        second.extend(group[i] for i in sorted(order[half:]))
-    return first, second
 
 
 def calibrate(
@@ -283,6 +290,8 @@ class _Progress:
     def __call__(self, count: int) -> None:
         self.done += count
         if self.bar is not None:
+            if self.done > (self.bar.total or 0):  # a pass that was not planned (--calibrate's forced calls)
+                self.bar.total = self.done
             self.bar.update(count)
         elif self.enabled:
             sys.stderr.write(f"\rtoolerr eval: {self.done} steps")
@@ -457,6 +466,7 @@ def _measure(
     if args.calibrate and decision:
         selection, report = split_scenarios(suite, args.seed)
         results["calibrate"] = calibrate(decision, selection, report, boot)
+    probe: list[dict[str, Any]] = []
     if episode_items and episode_harnesses:
         mark = time.monotonic()
         bar.stage("episodes")
@@ -482,6 +492,24 @@ def _measure(
             "records": probe,
             "seconds": time.monotonic() - mark,
         }
+    if args.calibrate:
+        mark = time.monotonic()
+        bar.stage("calibration")
+        from toolerr_hf._auto import auto_form
+
+        per_kind = run_calibration(
+            engine,
+            suite,
+            decision,
+            probe,
+            tool_choice=args.tool_choice,
+            prefer=PROFILES[auto_form(engine.model)],
+            seed=args.seed,
+            resamples=args.bootstrap,
+            progress=tick,
+        )
+        per_kind["seconds"] = time.monotonic() - mark
+        results.setdefault("calibrate", {})["per_kind"] = per_kind
     bar.close()
     results["cost"] = {"wall_seconds": time.monotonic() - started, "engine": engine.counters.as_dict()}
 
@@ -519,6 +547,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     results["cost"]["load_seconds"] = load_seconds
     results["config"]["argv"] = arguments
+    per_kind = results.get("calibrate", {}).get("per_kind")
+    profile_path = args.profile_out or (os.path.join(args.out, "profile.json") if args.out else None)
+    if per_kind is not None and profile_path:
+        write_profile_file(per_kind, name, profile_path)
     write_table(results, sys.stdout)
     if args.out:
         os.makedirs(args.out, exist_ok=True)
@@ -540,18 +572,25 @@ def rescore(results: dict[str, Any]) -> dict[str, Any]:
     scenario_ids = [s.id for s in build_suite(config["scenarios_per_tool"])]
     boot = Bootstrap(scenario_ids, resamples=config["bootstrap"], seed=config["seed"])
     decision = results.get("decision")
+    per_kind = results.get("calibrate", {}).get("per_kind")
+
+    def score(record: dict[str, Any]) -> None:
+        item = Item(suite[record["scenario"]], record["kind"])
+        parsed = fmt.parse(record["text"], [item.scenario.tool.name], complete=not record["cut"])
+        action = classify(parsed, item, fmt)
+        record["action"] = action
+        record["correct"] = is_correct(item.kind, action)
+        record["strict_correct"] = _strict(item.kind, action)
+        record["exact_repeat"] = action == "exact_repeat"
+        record["canonical_repeat"] = action in ("exact_repeat", "canonical_repeat")
+        record["no_call"] = action in ("stop", "echo")
+        record["argument_repeat"] = rewrites_failed_arguments(record["text"], item)
+
+    for record in (per_kind or {}).get("records", []):
+        score(record)
     if decision:
         for record in decision["records"]:
-            item = Item(suite[record["scenario"]], record["kind"])
-            parsed = fmt.parse(record["text"], [item.scenario.tool.name], complete=not record["cut"])
-            action = classify(parsed, item, fmt)
-            record["action"] = action
-            record["correct"] = is_correct(item.kind, action)
-            record["strict_correct"] = _strict(item.kind, action)
-            record["exact_repeat"] = action == "exact_repeat"
-            record["canonical_repeat"] = action in ("exact_repeat", "canonical_repeat")
-            record["no_call"] = action in ("stop", "echo")
-            record["argument_repeat"] = rewrites_failed_arguments(record["text"], item)
+            score(record)
         records = decision["records"]
         decision["summary"] = summarise_decision(records, config["harnesses"], config["kinds"], boot)
         if "calibrate" in results:
@@ -570,6 +609,14 @@ def rescore(results: dict[str, Any]) -> dict[str, Any]:
             record["greedy_action"] = action
             record["greedy_exact_repeat"] = action == "exact_repeat"
         probe["summary"] = summarise_probe(probe["records"], probe_boot)
+    if per_kind is not None:
+        results["calibrate"]["per_kind"] = recalibrate(
+            per_kind,
+            decision["records"] if decision else [],
+            config.get("tool_choice", "auto"),
+            probe["records"] if probe else [],
+            [suite[i] for i in scenario_ids],
+        )
     results.setdefault("rescored", True)
     return results
 

@@ -215,14 +215,18 @@ def write_table(results: Mapping[str, Any], out: IO[str]) -> None:
             removed = 100 * probe["abstract_removes"]
             out.write(f"share of the inversion removed by the abstract description: {removed:.0f}%\n")
     calibrate = results.get("calibrate")
-    if calibrate:
+    if calibrate and "best" in calibrate:
         out.write(
-            f"\nCalibration: best form on the selection split: {calibrate['best']} "
+            f"\nCalibration: best single form on the selection split: {calibrate['best']} "
             f"(score {100 * calibrate['selection_scores'][calibrate['best']]:.0f}%)\n"
             f"  on the report split: correct {_cell(calibrate['report']['best_correct'])} % "
             f"vs C0 {_cell(calibrate['report']['c0_correct'])} %; "
             f"difference {_cell(calibrate['report']['difference'], False)}\n"
         )
+    if calibrate and calibrate.get("per_kind"):
+        from ._calibrate import write_calibration
+
+        write_calibration(calibrate["per_kind"], out)
     cost = results.get("cost")
     if cost:
         out.write(
