@@ -5,7 +5,6 @@ round trip into a Policy, and one end-to-end run on the tiny model."""
 from __future__ import annotations
 
 import json
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -270,16 +269,6 @@ def test_profile_of_names_the_evidence() -> None:
 
 
 # -- end to end ---------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def tiny_dir(tmp_path_factory: pytest.TempPathFactory, tiny_model: Any, tokenizer: Any) -> Path:
-    folder = tmp_path_factory.mktemp("tiny-model")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        tiny_model.save_pretrained(folder)
-        tokenizer.save_pretrained(folder)
-    return folder
 
 
 def test_calibrate_end_to_end_on_the_tiny_model(

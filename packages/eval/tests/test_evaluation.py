@@ -4,7 +4,6 @@ the prefix-cached engine and one end-to-end run on a tiny random model."""
 from __future__ import annotations
 
 import json
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -480,7 +479,7 @@ class _ScriptedEngine(Engine):
 def test_required_episodes_end_at_success_and_count_repeats_and_loops(
     tiny_model: Any, tokenizer: Any
 ) -> None:
-    from toolerr_eval import run_episodes
+    from toolerr_eval._runs import run_episodes
 
     scenario = _scenario()
     name = scenario.tool.name
@@ -530,16 +529,6 @@ def test_required_episodes_end_at_success_and_count_repeats_and_loops(
 
 
 # -- end to end ------------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def tiny_dir(tmp_path_factory: pytest.TempPathFactory, tiny_model: Any, tokenizer: Any) -> Path:
-    folder = tmp_path_factory.mktemp("tiny-model")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        tiny_model.save_pretrained(folder)
-        tokenizer.save_pretrained(folder)
-    return folder
 
 
 def test_main_end_to_end_on_a_tiny_model(

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import importlib.metadata
 import importlib.util
+from pathlib import Path
 
 import toolerr_eval
 import toolerr_eval.demo
@@ -67,3 +69,17 @@ def test_the_model_backend_no_longer_holds_the_evaluation() -> None:
     assert importlib.util.find_spec("toolerr_hf.evaluation") is None
     assert importlib.util.find_spec("toolerr_hf.demo") is None
     assert toolerr_hf.__file__ is not None
+
+
+def test_only_public_names_of_the_model_backend_are_imported() -> None:
+    """toolerr_eval uses toolerr_hf through its ``__all__``, never its private modules."""
+    used: set[str] = set()
+    for path in Path(toolerr_eval.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("toolerr_hf"):
+                assert node.module == "toolerr_hf", (path.name, node.module)
+                used.update(alias.name for alias in node.names)
+            if isinstance(node, ast.Import):
+                assert not [a.name for a in node.names if a.name.startswith("toolerr_hf.")], path.name
+    assert used, "toolerr_eval imports nothing of toolerr_hf"
+    assert used <= set(toolerr_hf.__all__), sorted(used - set(toolerr_hf.__all__))

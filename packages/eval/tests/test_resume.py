@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -50,16 +49,6 @@ def numbers(results: dict[str, Any]) -> dict[str, Any]:
 def run(tiny_model: Any, tokenizer: Any, out: Path, *extra: str, progress: Any = None) -> dict[str, Any]:
     args = build_parser().parse_args([*ARGV, "--out", str(out), *extra])
     return evaluate(args, tiny_model, tokenizer, model_name="tiny", progress=progress or (lambda n: None))
-
-
-@pytest.fixture(scope="module")
-def tiny_dir(tmp_path_factory: pytest.TempPathFactory, tiny_model: Any, tokenizer: Any) -> Path:
-    folder = tmp_path_factory.mktemp("tiny-model")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        tiny_model.save_pretrained(folder)
-        tokenizer.save_pretrained(folder)
-    return folder
 
 
 @pytest.fixture(scope="module")

@@ -21,8 +21,10 @@ def test_all() -> None:
         "TokenTexts",
         "auto_form",
         "default_model_path",
+        "key_order_variants",
         "load_default_model",
         "load_model",
+        "load_named_model",
         "model_parameters",
     ]
     for name in toolerr_hf.__all__:

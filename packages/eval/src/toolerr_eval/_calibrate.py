@@ -18,7 +18,7 @@ teacher-forced probe's repeat probability for fixable failures.
 (:data:`MEASURES`); at each measure only the forms with the best value stay; a measure
 that some candidate lacks is skipped. What is left after the last measure is a tie,
 broken toward the form of the measured profile that ``form="auto"`` gives the model
-(``small-local`` for small models, :mod:`toolerr_hf._auto`), then toward the order above.
+(``small-local`` for small models, :func:`toolerr_hf.auto_form`), then toward the order above.
 
 - transient: retried rate (a repeat of the call: the right action), higher first;
 - fixable: exact-repeat rate, lower first; then the failed arguments written again

@@ -25,10 +25,14 @@ from typing import Any
 
 import torch
 from toolerr import Message
-from toolerr_hf._backend import LocalToolModel
-from toolerr_hf._decoder_ban import FailedCallBan, key_order_variants
-from toolerr_hf._format import HermesFormat, ParsedOutput
-from toolerr_hf._vocab import TokenTexts
+from toolerr_hf import (
+    FailedCallBan,
+    HermesFormat,
+    LocalToolModel,
+    ParsedOutput,
+    TokenTexts,
+    key_order_variants,
+)
 
 from ._journal import Journal
 

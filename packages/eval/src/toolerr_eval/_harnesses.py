@@ -26,7 +26,7 @@ from toolerr import (
     inspect_message,
     pair_results,
 )
-from toolerr_hf._format import HermesFormat
+from toolerr_hf import HermesFormat
 
 __all__ = [
     "HARNESSES",

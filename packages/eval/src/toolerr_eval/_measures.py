@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 import numpy as np
 from toolerr import canonical_arguments, exact_arguments
-from toolerr_hf._format import HermesFormat, ParsedOutput
+from toolerr_hf import HermesFormat, ParsedOutput
 
 from ._scenarios import Item, ItemKind
 

@@ -158,7 +158,7 @@ def run_model_demo(args: argparse.Namespace) -> int:
     directory or GGUF file, default the embedded model) and ``args.out`` (a folder for
     ``demo.json``)."""
     import torch
-    from toolerr_hf._loading import ModelNotFoundError, load_named_model
+    from toolerr_hf import ModelNotFoundError, load_named_model
 
     from . import evaluate
 
