@@ -278,7 +278,7 @@ def remove_special_tokens(text: str, special_tokens: SpecialTokens | None = None
     if not isinstance(text, str):
         raise TypeError(f"remove_special_tokens expects str, got {type(text).__name__}")
     own = special_tokens._regex if special_tokens is not None else None
-    firsts = _builtin_firsts() | (special_tokens._firsts if special_tokens is not None else frozenset())
+    firsts = _builtin_derived()[0] | (special_tokens._firsts if special_tokens is not None else frozenset())
     if not any(ch in text for ch in firsts):
         return text  # no token can start anywhere in the text, and removals add no character
     # Both kinds from here on: removing one kind can join the rest into the other.
@@ -299,7 +299,7 @@ def _remove_nested(text: str, special_tokens: SpecialTokens | None) -> str:
     what is kept never holds a token (a token is always completed by its last character).
     Literal tokens are matched backwards through a trie of reversed tokens, the
     ``<|word|>`` shapes by their pattern on the last few characters."""
-    tries = [_builtin_reversed()]
+    tries = [_builtin_derived()[1]]
     if special_tokens is not None and special_tokens.tokens:
         tries.append(special_tokens._reversed)
     kept: list[str] = []
@@ -349,32 +349,25 @@ def _suffix_token(kept: list[str], trie: _Trie) -> int:
     return 0
 
 
-_reversed_builtin: tuple[re.Pattern[str], _Trie] | None = None
-_firsts_builtin: tuple[re.Pattern[str], frozenset[str]] | None = None
+_builtin_cache: tuple[re.Pattern[str], frozenset[str], _Trie] | None = None
 
 
-def _builtin_firsts() -> frozenset[str]:
-    """The characters a built-in (or registered) token or token shape starts with."""
-    global _firsts_builtin
+def _builtin_derived() -> tuple[frozenset[str], _Trie]:
+    """For the built-in (and registered) tokens: the characters a token or token shape
+    starts with, and the literal tokens as a trie of reversed tokens; rebuilt when the
+    registry (and so :func:`_tokens`' regex) changes."""
+    global _builtin_cache
     regex = _tokens()
-    cached = _firsts_builtin
+    cached = _builtin_cache
     if cached is None or cached[0] is not regex:
         with _registry_lock:
             words = _BUILTIN_TOKENS | set(_registered)
-        cached = _firsts_builtin = (regex, frozenset({"<", *(word[0] for word in words)}))
-    return cached[1]
-
-
-def _builtin_reversed() -> _Trie:
-    """The built-in (and registered) literal tokens as a trie of reversed tokens."""
-    global _reversed_builtin
-    regex = _tokens()
-    cached = _reversed_builtin
-    if cached is None or cached[0] is not regex:
-        with _registry_lock:
-            words = _BUILTIN_TOKENS | set(_registered)
-        cached = _reversed_builtin = (regex, _reversed_trie(words))
-    return cached[1]
+        cached = _builtin_cache = (
+            regex,
+            frozenset({"<", *(word[0] for word in words)}),
+            _reversed_trie(words),
+        )
+    return cached[1], cached[2]
 
 
 def _ranges(*pairs: tuple[int, int]) -> str:
