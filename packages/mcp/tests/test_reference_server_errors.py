@@ -12,14 +12,24 @@ classified by the core as an MCP client sees it, and the same call through the
 from __future__ import annotations
 
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import anyio
 import pytest
-from test_reference_servers import NPM_BIN, PYPI_BIN, closed_port, compat, connect, meta, npm, pypi, texts
+from test_reference_servers import (
+    NPM_BIN,
+    PYPI_BIN,
+    closed_port,
+    compat,
+    connect,
+    meta,
+    npm,
+    pypi,
+    serve_http,
+    texts,
+)
 from toolerr import ToolErrorLayer, inspect_result
 
 pytestmark = [
@@ -194,15 +204,8 @@ def status_url() -> Iterator[str]:
         "print(server.server_address[1], flush=True)\n"
         "server.serve_forever()\n"
     )
-    process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
-    assert process.stdout is not None
-    port = process.stdout.readline().strip()
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        process.wait(10)
-        process.stdout.close()
+    with serve_http(code) as url:
+        yield url
 
 
 async def _run(

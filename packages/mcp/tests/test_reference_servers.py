@@ -13,7 +13,7 @@ import os
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -141,6 +141,23 @@ async def both(command: list[str], calls: list[tuple[str, dict[str, Any]]]) -> l
     return seen
 
 
+@contextmanager
+def serve_http(code: str, *args: str) -> Iterator[str]:
+    """Run ``code`` (a Python HTTP server that prints its port on 127.0.0.1) in a
+    subprocess; yields its base URL and stops it afterwards."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", code, *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    )
+    assert process.stdout is not None
+    port = process.stdout.readline().strip()
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        process.wait(10)
+        process.stdout.close()
+
+
 @pytest.fixture(scope="module")
 def http_root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """An HTTP server on 127.0.0.1 (a subprocess) serving a small page."""
@@ -153,17 +170,8 @@ def http_root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         "print(server.server_address[1], flush=True)\n"
         "server.serve_forever()\n"
     )
-    process = subprocess.Popen(
-        [sys.executable, "-c", code, str(root)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
-    )
-    assert process.stdout is not None
-    port = process.stdout.readline().strip()
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        process.wait(10)
-        process.stdout.close()
+    with serve_http(code, str(root)) as url:
+        yield url
 
 
 # -- identical direct and through the proxy --------------------------------------------------
