@@ -435,6 +435,29 @@ def test_engine_ban_reuses_the_unbanned_reply_only_when_safe(tiny_model: Any, to
         assert engine.counters.generations == 2
 
 
+def test_engine_counts_memo_hits_and_progress_for_banned_only_requests(
+    tiny_model: Any, tokenizer: Any
+) -> None:
+    """Requests that all carry a ban decode their unbanned base first: that base is not a
+    request, so it is no memo hit (the count went negative), and the bar still ends at the
+    number of requests."""
+    scenario = _scenario()
+    tools = [scenario.tool.spec()]
+    engine = Engine(tiny_model, tokenizer, max_new_tokens=8, prose_tokens=None)
+    prompts = [engine.render(scenario.messages(k), tools) for k in ("fixable", "transient")]
+    never = ("x" * 40,)
+    requests = [Request(p, never) for p in prompts] + [Request(prompts[0], never)]
+    ticks: list[int] = []
+    engine.generate(requests, ticks.append)
+    assert engine.counters.memo_hits == 1  # the duplicate of the first request
+    assert engine.counters.ban_reused == 2
+    assert sum(ticks) == len(requests) and all(t > 0 for t in ticks[:-1])
+    ticks.clear()
+    engine.generate(requests, ticks.append)
+    assert engine.counters.memo_hits == 1 + len(requests)
+    assert sum(ticks) == len(requests)
+
+
 _TWO_KEYS = '{"name": "get_weather", "arguments": {"city": "Paris", "units": "C"}}'
 
 

@@ -212,6 +212,16 @@ class Engine:
         self, requests: Sequence[Request], progress: Callable[[int], None] | None = None
     ) -> list[Reply]:
         """One greedy reply per request (decoded in batches; duplicates decoded once)."""
+        # memo hits: requests answered without decoding because the same prompt and ban
+        # were decoded before (an earlier call, or an earlier request of this call); a
+        # banned request answered by its unbanned reply counts as ``ban_reused`` instead
+        answered: set[tuple[str, tuple[str, ...]]] = set()
+        hits = 0
+        for request in requests:
+            key0 = (request.prompt, request.banned)
+            if key0 in self._memo or key0 in answered:
+                hits += 1
+            answered.add(key0)
         plain: dict[tuple[str, tuple[str, ...]], Request] = {}
         for request in requests:
             key: tuple[str, tuple[str, ...]] = (request.prompt, ())
@@ -239,10 +249,12 @@ class Engine:
         out = []
         for request in requests:
             out.append(self._memo[(request.prompt, request.banned)])
-        reused = len(requests) - len(plain) - len(banned)
-        self.counters.memo_hits += reused
-        if progress is not None and reused:
-            progress(reused)
+        self.counters.memo_hits += hits
+        # the bar counts requests: what was decoded above (plain bases of banned requests
+        # included) was counted by ``_run``; the balance is what no decoding answered
+        rest = len(requests) - len(plain) - len(banned)
+        if progress is not None and rest:
+            progress(rest)
         return out
 
     def _may_complete(self, text: str, banned: Sequence[str]) -> bool:
