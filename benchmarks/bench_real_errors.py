@@ -23,6 +23,44 @@ import evaluate
 import generate
 
 
+def bounds(rs: list[evaluate.Result], twins: dict[int, set[str]]) -> str:
+    """What any rule on the same text can reach, per text path (the exception path reads
+    more than its text: bodies, headers, codes).
+
+    *Shared* texts are those that cases with different labels give word for word. A rule
+    that keeps the contract's published word lists (DELIVERY.md section 3: "the floor, not
+    the ceiling") gives a shared text the floor's kind wherever the floor has one, so every
+    case of another label there is a wrong answer whatever else the rule does: the *floor
+    bound* is the fewest wrong answers such a rule can give. The other row gives every
+    shared text no guidance and keeps every other answer as it is now (the fewest wrong
+    answers, breaking the floor)."""
+    lines = [
+        "\n| path | inputs | shared texts (cases) | wrong now | fewest wrong keeping the floor "
+        "| no guidance on shared texts: correct / wrong |",
+        "|---|---|---|---|---|---|",
+    ]
+    for path in ("framework", "flagged"):
+        sub = [r for r in rs if r.path == path]
+        shared = [r for r in sub if len(twins[id(r)]) > 1]
+        floor_wrong = 0
+        for r in shared:
+            floor = evaluate.baseline_kind(r.text)
+            if floor != "ambiguous" and floor != r.case.kind:
+                floor_wrong += 1
+        wrong = sum(r.score == "wrong" for r in sub)
+        keep = [r for r in sub if len(twins[id(r)]) == 1]
+        correct_then = sum(r.score == "correct" for r in keep) + sum(r.case.kind == "ambiguous" for r in shared)
+        wrong_then = sum(r.score == "wrong" for r in keep)
+        n = len(sub)
+        texts = len({(r.framework, evaluate._cause_free(r.text)) for r in shared})
+        lines.append(
+            f"| {path} | {n} | {texts} ({len(shared)}) | {wrong} ({wrong / n:.1%}) "
+            f"| {floor_wrong} ({floor_wrong / n:.1%}) "
+            f"| {correct_then / n:.1%} / {wrong_then / n:.1%} |"
+        )
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--no-postgres", action="store_true")
@@ -40,6 +78,7 @@ def main() -> None:
         wrong = [r for r in missed if r.path == path and r.score == "wrong"]
         same = [r for r in wrong if len(twins[id(r)]) > 1]
         print(f"\n{path}: {len(wrong)} wrong, {len(same)} on a text another label shares")
+    print(bounds(rs, twins))
     print("\nMisses (exception, framework, flagged paths):\n")
     print("| case | path | label | got | rule | cause carried by | labels of the same text |")
     print("|---|---|---|---|---|---|---|")
