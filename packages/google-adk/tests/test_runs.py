@@ -155,13 +155,15 @@ def test_a_remembered_verdict_never_reaches_another_session(users: tuple[str, st
     assert [r.call_id for r in records] == ["call_0", "call_0"]  # as ADK has them
 
 
-def test_two_plugins_add_one_note() -> None:
-    """A form applied to an already rewritten request changes nothing more."""
+@pytest.mark.parametrize("form", ["c2", "c3"])
+def test_two_plugins_add_one_note(form: str) -> None:
+    """A form applied to an already rewritten request changes nothing more (C3: a content of
+    toolerr's own; C2: a part toolerr added to the user's content)."""
     city, exception, _, _ = CASES["fixable"]
     runner, model = make_runner(
         [[("get_weather", {"city": city})], "done"],
         [weather_tool({city: exception})],
-        [ToolErrorPlugin(name="first"), ToolErrorPlugin(name="second")],
+        [ToolErrorPlugin(name="first", form=form), ToolErrorPlugin(name="second", form=form)],
     )
     asyncio.run(run(runner, QUESTION))
     assert json.dumps(dump(model.requests[1])).count(NOTE_PREFIX) == 1

@@ -7,22 +7,53 @@ Every message keeps where it came from (``origin``), so the rewritten conversati
 back to contents that reuse every unchanged ``Content``, ``Part`` and payload object and
 build new objects only where the form changed something: the session's own objects
 (which ADK's shallow request copies share) are never modified.
+
+A text part toolerr did not make (``load_artifacts`` adds a loaded document to the request
+as a user content after the function responses) cannot pass for a runtime note: toolerr's
+note prefix in it is shown to the core in a form the core does not read as a note.
 """
 
 from __future__ import annotations
 
 import json
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from google.genai import types
-from toolerr import Message, Role, ToolCall, content_text
+from toolerr import NOTE_PREFIX, Message, Role, ToolCall, content_text
 
 __all__ = ["CLIENT", "Conversation", "response_content", "to_conversation"]
 
 CLIENT = "generic"
 """ADK's tool results carry no client template of their own."""
+
+
+_NOTE_PARTS: weakref.WeakValueDictionary[int, types.Part] = weakref.WeakValueDictionary()
+"""The text parts this adapter made to carry toolerr's text (notes), by ``id()``."""
+
+_QUOTED_PREFIX = NOTE_PREFIX[0].lower() + NOTE_PREFIX[1:]
+
+
+def _note_part(text: str) -> types.Part:
+    part = types.Part(text=text)
+    _NOTE_PARTS[id(part)] = part
+    return part
+
+
+def _user_text(parts: Sequence[types.Part]) -> str:
+    """The text of a run of user parts as the core sees it: toolerr's note prefix only in
+    the parts toolerr made."""
+    texts = []
+    for part in parts:
+        text = part.text
+        if text is None or part.thought:
+            continue
+        if NOTE_PREFIX in text and _NOTE_PARTS.get(id(part)) is not part:
+            text = text.replace(NOTE_PREFIX, _QUOTED_PREFIX)
+        texts.append(text)
+    return "".join(texts)
 
 
 @dataclass(frozen=True)
@@ -142,7 +173,7 @@ class Conversation:
     def _flush_user(self, content: types.Content, run: Sequence[types.Part]) -> None:
         if not run:
             return
-        text = "".join(p.text for p in run if p.text is not None and not p.thought)
+        text = _user_text(run)
         role: Role = "system" if content.role == "system" else "user"
         self.messages.append(Message(role=role, content=text, origin=_Origin(content, tuple(run))))
 
@@ -170,7 +201,7 @@ class Conversation:
             if origin is None:  # a note the form added: a content of its own
                 flush()
                 group, parts = None, []
-                out.append(types.Content(role="user", parts=[types.Part(text=message.text)]))
+                out.append(types.Content(role="user", parts=[_note_part(message.text)]))
                 continue
             if group is not origin.content:
                 flush()
@@ -189,12 +220,12 @@ class Conversation:
             (part,) = origin.parts
             return [_with_response_text(part, message)]
         # A user message a form appended to: its parts, then the added text.
-        before = "".join(p.text for p in origin.parts if p.text is not None and not p.thought)
+        before = _user_text(origin.parts)
         text = message.text
         added = text[len(before) :] if text.startswith(before) else text
         if not text.startswith(before):
-            return [types.Part(text=text)]
-        return [*origin.parts, types.Part(text=added)] if added else list(origin.parts)
+            return [_note_part(text)]
+        return [*origin.parts, _note_part(added)] if added else list(origin.parts)
 
 
 def _with_response_text(part: types.Part, message: Message) -> types.Part:

@@ -11,8 +11,9 @@ Hooks, one object:
   a fixable failure; an MCP ``isError`` result (pydantic-ai raises ``ModelRetry`` for it)
   is classified from its text; with loop action ``block``/``stop`` an identical repeat of
   a failed non-transient call is not executed.
-* ``on_tool_validate_error``: arguments that fail validation past the tool's
-  ``max_retries`` are a failed result instead of ending the run.
+* ``on_tool_validate_error``: arguments that fail validation (malformed JSON, wrong types,
+  an ``args_validator``'s ``ModelRetry``) are classified from the exception object; past the
+  tool's ``max_retries`` they are a failed result instead of ending the run.
 * ``before_model_request``: the form applied to the messages of that request only (the
   run's history never holds a note).
 * ``prepare_tools``: retry safety from each tool's metadata and MCP annotations.
@@ -306,6 +307,7 @@ class ToolErrors(AbstractCapability[Any]):
         ``UnexpectedModelBehavior`` ending the run."""
         try:
             if ctx.retries.get(call.tool_name, 0) < ctx.max_retries:
+                self._remember_rejected(self._state(ctx), call, error)
                 raise error
             state = self._state(ctx)
             if isinstance(error, ModelRetry):
@@ -323,6 +325,28 @@ class ToolErrors(AbstractCapability[Any]):
             )
             raise error from None
         raise ToolFailed(text) from error
+
+    def _remember_rejected(
+        self, state: _RunState, call: ToolCallPart, error: ValidationError | ModelRetry
+    ) -> None:
+        """The verdict from the exception object for the ``retried`` result the framework
+        answers rejected arguments with (remembered for that result's exact content, which
+        pydantic-ai builds from the error): malformed JSON is as fixable on the first retry
+        as past ``max_retries``, whatever words its retry text has. Fails open: the result
+        is then classified from its text."""
+        try:
+            # the framework's own builder of that result (not public API: imported here, so
+            # that its absence in another pydantic-ai version only falls back to the text)
+            from pydantic_ai._output import build_retried_tool_return
+
+            content = tool_return_text(build_retried_tool_return(error, tool_name=call.tool_name))
+            if isinstance(error, ModelRetry):
+                self._remember_retry(state, call, content)
+                return
+            verdict = state.layer.inspect_exception(error, tool=call.tool_name)
+            state.layer.remember(call.tool_call_id, verdict, content=content)
+        except Exception:
+            logger.warning("toolerr: classifying rejected tool arguments failed; ignored", exc_info=True)
 
     async def on_tool_execute_error(
         self,

@@ -10,10 +10,16 @@ left untouched (the same object) gives back its original part, and a model messa
 parts are all unchanged is the very same object, so an unchanged request is the one
 pydantic-ai built. New neutral messages (a runtime note) become ``UserPromptPart``\\ s of
 the request they follow.
+
+A user prompt part toolerr did not make (a ``ToolReturn``'s ``content``, which pydantic-ai
+sends as a user prompt part after the tool returns, may be tool text) cannot pass for a
+runtime note: toolerr's note prefix in it is shown to the core in a form the core does not
+read as a note, and what a form appends to such a part is appended to its own content.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, cast
@@ -33,7 +39,7 @@ from pydantic_ai.messages import (
     ToolReturnPart,
     UserPromptPart,
 )
-from toolerr import Message, ToolCall
+from toolerr import NOTE_PREFIX, Message, ToolCall
 
 CLIENT = "generic"
 
@@ -67,16 +73,38 @@ class MessageCache:
         self._entries[id(entry[0])] = entry
 
 
+_NOTE_PARTS: weakref.WeakValueDictionary[int, UserPromptPart] = weakref.WeakValueDictionary()
+"""The user prompt parts this adapter made to carry toolerr's text (notes), by ``id()``."""
+
+_QUOTED_PREFIX = NOTE_PREFIX[0].lower() + NOTE_PREFIX[1:]
+
+
+def _ours(part: UserPromptPart) -> UserPromptPart:
+    _NOTE_PARTS[id(part)] = part
+    return part
+
+
+def _quoted(text: str, part: UserPromptPart) -> str:
+    """A user part's text as the core sees it: toolerr's note prefix only in its own parts."""
+    if NOTE_PREFIX not in text or _NOTE_PARTS.get(id(part)) is part:
+        return text
+    return text.replace(NOTE_PREFIX, _QUOTED_PREFIX)
+
+
 def tool_return_text(part: BaseToolReturnPart[Any]) -> str:
     """The text of a tool return as the core sees it (no ``{"error": ...}`` wrapper)."""
     return part.model_response_str(wrap_if_error=False)
 
 
-def _user_content(content: Any) -> Any:
+def _user_content(part: UserPromptPart) -> Any:
+    content: Any = part.content
     if isinstance(content, str):
-        return content
+        return _quoted(content, part)
     if isinstance(content, Sequence):
-        return [{"type": "text", "text": c} if isinstance(c, str) else {"type": "file"} for c in content]
+        return [
+            {"type": "text", "text": _quoted(c, part)} if isinstance(c, str) else {"type": "file"}
+            for c in content
+        ]
     return ""
 
 
@@ -104,7 +132,7 @@ def _part_message(part: ModelRequestPart, origin: _Origin) -> Message:
             )
         return Message(role="user", content=part.model_response(), origin=origin)
     if isinstance(part, UserPromptPart):
-        return Message(role="user", content=_user_content(part.content), origin=origin)
+        return Message(role="user", content=_user_content(part), origin=origin)
     if isinstance(part, SystemPromptPart):
         return Message(role="system", content=part.content, origin=origin)
     if isinstance(part, RetryFeedbackPart):
@@ -148,7 +176,7 @@ class Conversation:
                 origin = None
             if origin is None:
                 # A new message (the note): a user prompt part of the request it follows.
-                note = UserPromptPart(message.text)
+                note = _ours(UserPromptPart(message.text))
                 last = groups[-1][0] if groups else None
                 if groups and (last is None or isinstance(self.source[last], ModelRequest)):
                     groups[-1][1].append(note)
@@ -212,11 +240,14 @@ def _changed_part(part: ModelRequestPart, message: Message) -> ModelRequestPart:
         return part
     if isinstance(part, UserPromptPart):
         if isinstance(part.content, str):
-            return replace(part, content=message.text)
+            # what the form appended, after the part's own text
+            before, text = _quoted(part.content, part), message.text
+            added = text[len(before) :] if text.startswith(before) else None
+            return _ours(replace(part, content=part.content + added if added is not None else text))
         content = list(part.content)
         extra = message.content[len(content) :] if isinstance(message.content, list) else []
         texts = [block.get("text", "") for block in extra if isinstance(block, dict)]
-        return replace(part, content=[*content, *texts])
+        return _ours(replace(part, content=[*content, *texts]))
     return part
 
 
