@@ -118,3 +118,42 @@ def test_threads(options: dict[str, Any]) -> None:
     assert not errors and len(results) == 6
     for city, seen in results.values():
         assert seen == alone[city]
+
+
+class UpstreamError(Exception):
+    """Its text says nothing of the kind; its HTTP status does (503 transient, 404 ambiguous)."""
+
+    def __init__(self, status_code: int) -> None:
+        super().__init__("the upstream said no")
+        self.status_code = status_code
+
+
+def test_a_run_after_a_longer_failed_run_in_the_same_task() -> None:
+    """Run A in a task: Bergen, then Oslo fails with a 503. Run B, next in the same task:
+    Bergen and Oslo at once, Oslo failing with a 404 of the same text and call ids. B gets
+    what it gets alone (no retry advice for its 404), not A's classification."""
+
+    async def run_b_alone_or_after_a(after_a: bool) -> list[list[dict[str, Any]]]:
+        if after_a:
+            tools_a = Tools({FAILING: UpstreamError(503)})
+            model_a = scripted(
+                [call("get_weather", {"city": FINE}, "call_0")],
+                [call("get_weather", {"city": FAILING}, "call_1")],
+                [done()],
+            )
+            agent_a = Agent(name="weather", model=model_a, tools=[tools_a.weather()])
+            await Runner.run(agent_a, "Weather?", run_config=shared.run_config())
+            assert model_a.calls[2].input[-1]["content"].startswith("Note from the tool runtime")
+        tools_b = Tools({FAILING: UpstreamError(404)})
+        model_b = scripted(
+            [call("get_weather", {"city": FINE}, "call_0"), call("get_weather", {"city": FAILING}, "call_1")],
+            [done()],
+        )
+        agent_b = Agent(name="weather", model=model_b, tools=[tools_b.weather()])
+        await Runner.run(agent_b, "Weather?", run_config=shared.run_config())
+        return inputs(model_b)
+
+    shared = ToolErrorRecovery()
+    alone = asyncio.run(run_b_alone_or_after_a(False))
+    assert "Note from the tool runtime" not in str(alone)
+    assert asyncio.run(run_b_alone_or_after_a(True)) == alone

@@ -185,6 +185,30 @@ def test_the_exception_object_decides_the_kind() -> None:
     assert _note_of(model.calls[1].input).endswith(UNRECOVERABLE)
 
 
+class UpstreamError(Exception):
+    """An HTTP client's error whose text says nothing of the kind; its status does."""
+
+    def __init__(self, status_code: int) -> None:
+        super().__init__("the upstream said no")
+        self.status_code = status_code
+
+
+def test_the_exception_decides_the_kind_of_a_failure_in_the_first_turn(mode: str) -> None:
+    """The SDK runs a run's first turn in a task of its own (beside the input guardrails):
+    the classification learned from the exception there still reaches the next model call."""
+    tools = Tools({"Oslo": UpstreamError(503)})
+    records: list[DetectionRecord] = []
+    model = scripted([call("get_weather", {"city": "Oslo"}, "c1")], [done()])
+    agent = Agent(name="weather", model=model, tools=[tools.weather()])
+
+    run_agent(mode, agent, "Weather?", run_config=ToolErrorRecovery(on_record=records.append).run_config())
+
+    assert [(r.kind, r.detection) for r in records] == [("transient", "exception")]
+    assert _note_of(model.calls[1].input) == note(
+        "get_weather", 'city="Oslo"', "UpstreamError: the upstream said no", TRANSIENT
+    )
+
+
 def test_long_errors_are_capped() -> None:
     tools = Tools({"Oslo": PermissionError("Permission denied: " + "x" * 5000)})
     model = scripted([call("get_weather", {"city": "Oslo"}, "c1")], [done()])

@@ -18,10 +18,11 @@ import contextvars
 import inspect
 import logging
 import threading
+import weakref
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from agents import Agent, AgentsException, FunctionTool, RunConfig
+from agents import Agent, AgentsException, FunctionTool, RunConfig, get_current_trace
 from agents.run_config import CallModelData, ModelInputData, ToolErrorFormatterArgs
 from agents.run_context import RunContextWrapper
 from agents.tool import ToolErrorFunction, default_tool_error_function
@@ -66,13 +67,22 @@ class _RunStopped(ToolLoopError, AgentsException):
 
 class _Snapshot:
     """The neutral conversation of one run's latest model call (what the guardrail checks a
-    new call against) and its run scope; the failed-call ledger is built on first use."""
+    new call against) and its run scope; the failed-call ledger is built on first use.
 
-    __slots__ = ("_ledger", "_lock", "messages", "run")
+    ``conversions`` is the run's own conversion cache, handed from one model call of the
+    run to the next: it lives in the run's context, so it goes with the run (one cache
+    for all runs would keep the tool outputs of every finished run alive)."""
 
-    def __init__(self, messages: Sequence[Message], previous: _Snapshot | None) -> None:
+    __slots__ = ("_ledger", "_lock", "conversions", "messages", "run")
+
+    def __init__(
+        self, messages: Sequence[Message], previous: _Snapshot | None, conversions: ConversionCache
+    ) -> None:
         self.messages = messages
         self.run: ConversationRun = ConversationRun.follow(getattr(previous, "run", None), messages)
+        # ``conversions`` converted ``messages``; a new run (its input does not continue the
+        # previous one) starts a cache of its own.
+        self.conversions = conversions if previous is None or self.run is previous.run else ConversionCache()
         self._ledger: FailureLedger | None = None
         self._lock = threading.Lock()
 
@@ -81,6 +91,64 @@ class _Snapshot:
             if self._ledger is None:
                 self._ledger = layer.replay(self.messages, run=self.run)[0]
             return self._ledger
+
+
+_TRACE_SNAPSHOTS = 8
+"""Snapshots kept per trace: one per conversation run (several runs may share a trace)."""
+
+
+def _continues(messages: Sequence[Message], earlier: Sequence[Message]) -> bool:
+    """Whether ``messages`` starts with the ``earlier`` conversation (the same messages, or
+    equal ones)."""
+    if len(earlier) > len(messages):
+        return False
+    return all(a is b or a == b for a, b in zip(earlier, messages, strict=False))
+
+
+class _TraceRuns:
+    """The latest snapshot of each conversation run, by the SDK trace it runs in.
+
+    The SDK runs the first turn of a run in a task of its own: a snapshot kept in a context
+    variable there is gone at the next turn, where the variable holds whatever the run's
+    task held before (nothing, or the snapshot of an earlier run in the same task). The
+    trace is the same in every task of a run and is the run's own (unless the user opened
+    one around several runs): a run's previous snapshot is the latest of its trace whose
+    conversation the new one continues. Traces are referred to weakly."""
+
+    def __init__(self) -> None:
+        self._items: dict[int, tuple[weakref.ref[Any], list[_Snapshot]]] = {}
+        self._lock = threading.Lock()
+
+    def snapshots(self, trace: object) -> list[_Snapshot] | None:
+        """The trace's snapshots (latest last); ``None`` when the trace cannot be followed."""
+        with self._lock:
+            entry = self._items.get(id(trace))
+            if entry is not None and entry[0]() is trace:
+                return list(entry[1])
+        try:
+            weakref.ref(trace)
+        except TypeError:
+            return None
+        return []
+
+    def keep(self, trace: object, snapshot: _Snapshot) -> None:
+        key = id(trace)
+        items, lock = self._items, self._lock
+
+        def forget(ref: weakref.ref[Any]) -> None:
+            with lock:
+                current = items.get(key)
+                if current is not None and current[0] is ref:
+                    del items[key]
+
+        with lock:
+            entry = items.get(key)
+            if entry is None or entry[0]() is not trace:
+                entry = (weakref.ref(trace, forget), [])
+                items[key] = entry
+            kept = [s for s in entry[1] if s.run is not snapshot.run]
+            kept.append(snapshot)
+            entry[1][:] = kept[-_TRACE_SNAPSHOTS:]
 
 
 class ToolErrorRecovery:
@@ -116,7 +184,7 @@ class ToolErrorRecovery:
         self._snapshot: contextvars.ContextVar[_Snapshot | None] = contextvars.ContextVar(
             f"toolerr_openai_agents_{id(self):x}", default=None
         )
-        self._conversions = ConversionCache()  # the next model call reuses the conversions
+        self._traces = _TraceRuns()  # how a run's next model call finds its snapshot
 
     @property
     def policy(self) -> Policy:
@@ -200,9 +268,21 @@ class ToolErrorRecovery:
             items: Any = model_data.input
             if not isinstance(items, list):
                 return model_data
-            conversation = to_conversation(items, self._conversions)
-            snapshot = _Snapshot(conversation.messages, self._snapshot.get())
-            self._snapshot.set(snapshot)
+            trace = get_current_trace()
+            kept = self._traces.snapshots(trace) if trace is not None else None
+            latest = self._snapshot.get()
+            if kept is not None and latest not in kept:  # not this run's: the trace's latest
+                latest = kept[-1] if kept else None
+            conversions = latest.conversions if latest is not None else ConversionCache()
+            conversation = to_conversation(items, conversions)  # the run's next call reuses them
+            previous = latest
+            if kept:  # the snapshot of the trace that this conversation continues (the longest)
+                continued = [s for s in kept if _continues(conversation.messages, s.messages)]
+                previous = max(reversed(continued), key=lambda s: len(s.messages), default=None)
+            snapshot = _Snapshot(conversation.messages, previous, conversions)
+            self._snapshot.set(snapshot)  # for the tools and guardrails of this turn
+            if kept is not None:
+                self._traces.keep(trace, snapshot)
             if self.policy.loop_action in ("block", "stop"):
                 self._attach_guardrail(getattr(data, "agent", None))
             result = self.layer.rewrite(conversation.messages, run=snapshot.run)
