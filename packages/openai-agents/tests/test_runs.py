@@ -449,6 +449,33 @@ def test_run_config_keeps_the_users_filter_and_formatter() -> None:
     assert decision.input[-1]["content"].startswith("Note from the tool runtime")
 
 
+@pytest.mark.parametrize("asynchronous", [False, True])
+def test_the_users_formatter_text_is_classified_from_the_exception(asynchronous: bool) -> None:
+    """The user's tool_error_formatter words the result; the exception still classifies it
+    (this SDK's outputs carry no error flag: from its text alone it is not even a failure)."""
+    refused = "The weather service refused the request."
+
+    def words(args: ToolErrorFormatterArgs[Any]) -> str | None:
+        return refused if args.kind == "tool_exception" else None
+
+    async def awords(args: ToolErrorFormatterArgs[Any]) -> str | None:
+        return words(args)
+
+    tools = Tools({"Oslo": UpstreamError(503)})
+    records: list[DetectionRecord] = []
+    model = scripted([call("get_weather", {"city": "Oslo"}, "c1")], [done()])
+    agent = Agent(name="weather", model=model, tools=[tools.weather()])
+    config = ToolErrorRecovery(on_record=records.append).run_config(
+        tool_error_formatter=awords if asynchronous else words
+    )
+
+    asyncio.run(Runner.run(agent, "Weather?", run_config=config))
+
+    assert model.calls[1].input[2]["output"] == refused
+    assert [(r.kind, r.detection) for r in records] == [("transient", "exception")]
+    assert _note_of(model.calls[1].input) == note("get_weather", 'city="Oslo"', refused, TRANSIENT)
+
+
 def test_unchanged_input_is_the_very_same_object() -> None:
     recovery = ToolErrorRecovery()
     items: list[Any] = [

@@ -215,6 +215,19 @@ class ToolErrorRecovery:
             logger.exception("toolerr: classifying a tool exception failed; the SDK's default text is used")
             return None
 
+    def _remember_exception(self, args: ToolErrorFormatterArgs[Any], text: str) -> None:
+        """Keep the classification of the exception of ``args`` for the result ``text`` that
+        the user's formatter gave it (fails open)."""
+        try:
+            error = getattr(args, "error", None)
+            if not isinstance(error, BaseException):
+                return
+            snapshot = self._snapshot.get()
+            verdict = self.layer.inspect_exception(error, tool=args.tool_name)
+            self.layer.remember(args.call_id, verdict, text, run=snapshot.run if snapshot else None)
+        except Exception:
+            logger.exception("toolerr: classifying a tool exception failed; its text is classified alone")
+
     def _failure_text(
         self,
         error: BaseException,
@@ -383,7 +396,11 @@ class ToolErrorRecovery:
             theirs = user_formatter(args)
             if inspect.isawaitable(theirs):
                 theirs = await theirs
-            return cast("str | None", theirs) if theirs is not None else ours
+            if theirs is None:
+                return ours
+            if ours is not None and isinstance(theirs, str):  # their words, our classification
+                self._remember_exception(args, theirs)
+            return cast(str, theirs)
 
         return tool_error_formatter
 
