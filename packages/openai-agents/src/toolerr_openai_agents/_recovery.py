@@ -73,7 +73,7 @@ class _Snapshot:
     run to the next: it lives in the run's context, so it goes with the run (one cache
     for all runs would keep the tool outputs of every finished run alive)."""
 
-    __slots__ = ("_ledger", "_lock", "conversions", "messages", "run")
+    __slots__ = ("_ledger", "_lock", "conversions", "messages", "run", "trace")
 
     def __init__(
         self, messages: Sequence[Message], previous: _Snapshot | None, conversions: ConversionCache
@@ -83,6 +83,8 @@ class _Snapshot:
         # ``conversions`` converted ``messages``; a new run (its input does not continue the
         # previous one) starts a cache of its own.
         self.conversions = conversions if previous is None or self.run is previous.run else ConversionCache()
+        self.trace: weakref.ref[Any] | None = None
+        """The SDK trace of the run, where it has one that can be followed."""
         self._ledger: FailureLedger | None = None
         self._lock = threading.Lock()
 
@@ -112,8 +114,10 @@ class _TraceRuns:
     variable there is gone at the next turn, where the variable holds whatever the run's
     task held before (nothing, or the snapshot of an earlier run in the same task). The
     trace is the same in every task of a run and is the run's own (unless the user opened
-    one around several runs): a run's previous snapshot is the latest of its trace whose
-    conversation the new one continues. Traces are referred to weakly."""
+    one around several runs): a run's previous snapshot is the one of its trace whose
+    conversation the new one continues, when that is one run's only (runs of one trace
+    that begin alike cannot be told apart: each then starts a scope of its own, as without
+    a trace). Traces are referred to weakly."""
 
     def __init__(self) -> None:
         self._items: dict[int, tuple[weakref.ref[Any], list[_Snapshot]]] = {}
@@ -284,17 +288,25 @@ class ToolErrorRecovery:
             trace = get_current_trace()
             kept = self._traces.snapshots(trace) if trace is not None else None
             latest = self._snapshot.get()
-            if kept is not None and latest not in kept:  # not this run's: the trace's latest
-                latest = kept[-1] if kept else None
+            own: _Snapshot | None = None
+            if kept is not None:  # this context's snapshot counts only if it is of this trace
+                if latest is not None and latest.trace is not None and latest.trace() is trace:
+                    own = latest
+                else:
+                    latest = kept[-1] if kept else None
             conversions = latest.conversions if latest is not None else ConversionCache()
             conversation = to_conversation(items, conversions)  # the run's next call reuses them
             previous = latest
-            if kept:  # the snapshot of the trace that this conversation continues (the longest)
+            if kept is not None and not (own and _continues(conversation.messages, own.messages)):
+                # the snapshot of the trace that this conversation continues; none when it
+                # continues several runs' (runs of one trace with the same beginning)
                 continued = [s for s in kept if _continues(conversation.messages, s.messages)]
-                previous = max(reversed(continued), key=lambda s: len(s.messages), default=None)
+                unique = len({id(s.run) for s in continued}) == 1
+                previous = max(reversed(continued), key=lambda s: len(s.messages)) if unique else None
             snapshot = _Snapshot(conversation.messages, previous, conversions)
             self._snapshot.set(snapshot)  # for the tools and guardrails of this turn
             if kept is not None:
+                snapshot.trace = weakref.ref(trace)
                 self._traces.keep(trace, snapshot)
             if self.policy.loop_action in ("block", "stop"):
                 self._attach_guardrail(getattr(data, "agent", None))
