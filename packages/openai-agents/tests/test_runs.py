@@ -573,6 +573,31 @@ def test_an_internal_error_in_the_core_fails_open_too(
     assert len([r for r in caplog.records if r.name == "toolerr"]) >= 2
 
 
+def test_an_internal_error_while_blocking_a_repeat_lets_the_call_run(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    recovery = ToolErrorRecovery(loop_action="block")
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("toolerr bug")
+
+    monkeypatch.setattr(recovery.layer, "blocked_result", broken)
+    tools = Tools({"Oslo": PermissionError(13, "Permission denied")})
+    model = scripted(
+        [call("get_weather", {"city": "Oslo"}, "c1")],
+        [call("get_weather", {"city": "Oslo"}, "c2")],
+        [done("ok")],
+    )
+    agent = Agent(name="weather", model=model, tools=[tools.weather()])
+
+    with caplog.at_level(logging.ERROR, logger="toolerr"):
+        result = asyncio.run(Runner.run(agent, "Weather?", run_config=recovery.run_config()))
+
+    assert result.final_output == "ok"
+    assert len(tools.executed) == 2  # the repeat ran, as without toolerr
+    assert any(r.name == "toolerr" and "toolerr bug" in (r.exc_text or "") for r in caplog.records)
+
+
 def test_public_api() -> None:
     import toolerr_openai_agents
 

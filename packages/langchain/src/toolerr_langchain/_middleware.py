@@ -259,12 +259,16 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
         decision = self.layer.check_call(tool_name, call.get("args", {}), messages=converted, run=scope)
         if decision.action != "block":
             return None
-        content = self.layer.blocked_result(call.get("id"), decision, run=scope)
-        message = ToolMessage(
-            content=content, tool_call_id=call.get("id") or "", name=tool_name, status="error"
-        )
-        verdict = self.layer.recall(call.get("id"), content, run=scope)
-        return with_verdict(message, verdict) if verdict is not None else message
+        try:
+            content = self.layer.blocked_result(call.get("id"), decision, run=scope)
+            message = ToolMessage(
+                content=content, tool_call_id=call.get("id") or "", name=tool_name, status="error"
+            )
+            verdict = self.layer.recall(call.get("id"), content, run=scope)
+            return with_verdict(message, verdict) if verdict is not None else message
+        except Exception:  # fail open: the call runs
+            logger.exception("toolerr: answering a blocked repeat of %s failed; the call runs", tool_name)
+            return None
 
     def _error_result(
         self, exc: Exception, content: Any, request: ToolCallRequest, tool_name: str

@@ -343,7 +343,11 @@ class ToolErrorRecovery:
             raise _stopped(error) from None
         if decision.action != "block":
             return ToolGuardrailFunctionOutput.allow()
-        message = self.layer.blocked_result(context.tool_call_id, decision, run=snapshot.run)
+        try:
+            message = self.layer.blocked_result(context.tool_call_id, decision, run=snapshot.run)
+        except Exception:
+            logger.exception("toolerr: answering a blocked repeat failed; the call runs")
+            return ToolGuardrailFunctionOutput.allow()
         return ToolGuardrailFunctionOutput.reject_content(message, output_info={"toolerr": decision.reason})
 
     def _owns(self, run_config: RunConfig | None) -> bool:
