@@ -129,7 +129,6 @@ MEDIA_BLOCK_TYPES = frozenset(
         "video",
         "file",
         "input_file",
-        "document",
     }
 )
 """Content block types that carry media (pixels, sound, a file), not text."""
