@@ -174,6 +174,24 @@ def test_content_blocks_and_bytes() -> None:
     assert detect_failure(bytearray(b"fine")) == (False, None)
 
 
+IMAGE = {"type": "image", "data": "iVBORw0KGgo" * 1000, "mimeType": "image/png"}
+
+
+@pytest.mark.parametrize(
+    ("content", "kwargs"),
+    [
+        ([IMAGE, {"type": "text", "text": "Error: ECONNREFUSED"}], {}),
+        ([{"type": "input_image", "image_url": "data:," + "A" * 9000}, "Error: ECONNREFUSED"], {}),
+        ([IMAGE, {"type": "text", "text": "ECONNREFUSED"}], {"is_error": True}),
+        ({"content": [IMAGE, {"type": "text", "text": "ECONNREFUSED"}], "isError": True}, {}),
+    ],
+)
+def test_media_before_the_error_text_is_not_read_as_text(content: Any, kwargs: dict[str, Any]) -> None:
+    """An image block first (a screenshot, then the error): the error text is still read."""
+    verdict = inspect_result(content, **kwargs)
+    assert (verdict.failed, verdict.kind) == (True, "transient")
+
+
 def test_call_tool_result_like_object() -> None:
     class Block:
         text = "Error: 401 Unauthorized"

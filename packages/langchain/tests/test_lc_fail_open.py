@@ -97,3 +97,17 @@ def test_a_raising_on_record_callback_is_ignored(caplog: pytest.LogCaptureFixtur
     assert model.calls[1][-1].content.endswith(UNRECOVERABLE)
     assert state["messages"][-1].content == "done"
     assert _errors(caplog)
+
+
+def test_failure_while_answering_a_blocked_repeat_lets_the_call_run(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    middleware = ToolErrorMiddleware(loop_action="block")
+    monkeypatch.setattr(middleware.layer, "blocked_result", _boom)
+    model = ScriptedChatModel(
+        script=[ai(WRITE), ai(tool_call("write_file", "c2", path="/etc/app.conf", text="x=1")), "d"]
+    )
+    state = create_agent(model, TOOLS, middleware=[middleware]).invoke({"messages": [("user", ASK)]})
+    assert state["messages"][4].content == PERMISSION  # executed, as without toolerr
+    assert state["messages"][-1].content == "d"
+    assert any("injected failure" in (r.exc_text or "") for r in _errors(caplog))

@@ -17,6 +17,7 @@ import pytest
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.tools import tool
+from lc_support import CHECK_FIRST, TRANSIENT, fetch
 from toolerr_langchain import ToolErrorMiddleware
 from toolerr_langchain.testing import ScriptedChatModel, tool_call
 
@@ -146,3 +147,24 @@ def test_runs_in_asyncio_tasks_share_one_middleware(options: dict[str, Any]) -> 
 
     for path, got in zip(paths, asyncio.run(main()), strict=True):
         assert got == expected[path]
+
+
+def test_tool_safety_declared_by_one_agents_tool_does_not_reach_another_agent() -> None:
+    """Two agents share one middleware and each has its own tool named ``fetch``: A's is
+    read-only (MCP hint in its metadata), B's is not. B's timeout may have taken effect, so
+    B is told to check before retrying, whichever agent ran first."""
+    read_only = fetch.model_copy(update={"metadata": {"readOnlyHint": True}})
+    writing = fetch.model_copy(update={"metadata": {"destructiveHint": True}})
+    shared = ToolErrorMiddleware()
+
+    def guidance(tool: Any) -> str:
+        model = ScriptedChatModel(
+            script=[AIMessage("", tool_calls=[tool_call("fetch", "c1", url="https://a.example/slow")]), "ok"]
+        )
+        create_agent(model, [tool], middleware=[shared]).invoke({"messages": [("user", "Fetch it.")]})
+        return str(model.calls[1][-1].content).rsplit("\n\n", 1)[-1]
+
+    assert guidance(read_only) == TRANSIENT
+    assert guidance(fetch) == CHECK_FIRST
+    assert guidance(writing) == CHECK_FIRST
+    assert guidance(read_only) == TRANSIENT

@@ -16,7 +16,9 @@ before any run's model sees its result.
 from __future__ import annotations
 
 import asyncio
+import gc
 import threading
+import tracemalloc
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -339,3 +341,30 @@ def test_memory_is_bounded_over_many_runs() -> None:
     assert len(verdicts._items) == 1024 == TEXT_VERDICTS._items.size
     assert verdicts.get(runs[0], f"{TEXT} 0") is None
     assert verdicts.get(runs[-1], f"{TEXT} 2999") == verdict
+
+
+def test_finished_runs_keep_no_error_text_alive() -> None:
+    """Graph runs whose tool raises with a message of 1 MB (an error body, a log): once a
+    run is over, its text is not kept with its classification."""
+
+    def one_run(n: int) -> None:
+        @tool
+        def fetch_log(query: str) -> str:
+            """Fetch a log."""
+            raise RuntimeError(f"{n:08d}" * 125_000)
+
+        model = ScriptedChatModel(script=_script("fetch_log"))
+        _graph(model, [fetch_log], rewrite_messages, _Gate(None)).invoke({"messages": [("user", "Go.")]})
+
+    one_run(0)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for n in range(1, 9):
+            one_run(n)
+        gc.collect()
+        retained = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert retained < 1_000_000, f"{retained / 1e6:.1f} MB kept after 8 runs of 1 MB"

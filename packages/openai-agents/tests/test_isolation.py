@@ -9,11 +9,12 @@ asyncio tasks and threads.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from typing import Any
 
 import pytest
-from agents import Agent, Runner
+from agents import Agent, Runner, trace
 from oa_support import Tools, call, done, inputs, scripted
 from toolerr_openai_agents import ToolErrorRecovery
 
@@ -118,3 +119,83 @@ def test_threads(options: dict[str, Any]) -> None:
     assert not errors and len(results) == 6
     for city, seen in results.values():
         assert seen == alone[city]
+
+
+class UpstreamError(Exception):
+    """Its text says nothing of the kind; its HTTP status does (503 transient, 404 ambiguous)."""
+
+    def __init__(self, status_code: int) -> None:
+        super().__init__("the upstream said no")
+        self.status_code = status_code
+
+
+@pytest.mark.parametrize("one_trace", [False, True])
+def test_a_run_after_a_longer_failed_run_in_the_same_task(one_trace: bool) -> None:
+    """Run A in a task: Paris, then Oslo fails with a 503. Run B, next in the same task
+    (and in the same trace of the user's): Paris and Oslo at once, Oslo failing with a 404
+    of the same text and call ids. B gets what it gets alone (no retry advice for its
+    404), not A's classification."""
+
+    async def run_b_alone_or_after_a(after_a: bool) -> list[list[dict[str, Any]]]:
+        with trace("conversation") if one_trace else contextlib.nullcontext():
+            return await runs(after_a)
+
+    async def runs(after_a: bool) -> list[list[dict[str, Any]]]:
+        if after_a:
+            tools_a = Tools({FAILING: UpstreamError(503)})
+            model_a = scripted(
+                [call("get_weather", {"city": FINE}, "call_0")],
+                [call("get_weather", {"city": FAILING}, "call_1")],
+                [done()],
+            )
+            agent_a = Agent(name="weather", model=model_a, tools=[tools_a.weather()])
+            await Runner.run(agent_a, "Weather?", run_config=shared.run_config())
+            assert model_a.calls[2].input[-1]["content"].startswith("Note from the tool runtime")
+        tools_b = Tools({FAILING: UpstreamError(404)})
+        model_b = scripted(
+            [call("get_weather", {"city": FINE}, "call_0"), call("get_weather", {"city": FAILING}, "call_1")],
+            [done()],
+        )
+        agent_b = Agent(name="weather", model=model_b, tools=[tools_b.weather()])
+        await Runner.run(agent_b, "Weather?", run_config=shared.run_config())
+        return inputs(model_b)
+
+    shared = ToolErrorRecovery()
+    alone = asyncio.run(run_b_alone_or_after_a(False))
+    assert "Note from the tool runtime" not in str(alone)
+    assert asyncio.run(run_b_alone_or_after_a(True)) == alone
+
+
+async def _upstream_run(recovery: ToolErrorRecovery, status: int) -> list[list[dict[str, Any]]]:
+    """Paris, then Oslo failing with an UpstreamError of ``status`` (same text for every
+    status), then an answer."""
+    tools = Tools({FAILING: UpstreamError(status)})
+    model = scripted(
+        [call("get_weather", {"city": FINE}, "call_0")],
+        [call("get_weather", {"city": FAILING}, "call_1")],
+        [done()],
+    )
+    agent = Agent(name="weather", model=model, tools=[tools.weather()])
+    await Runner.run(agent, "Weather?", run_config=recovery.run_config())
+    return inputs(model)
+
+
+def test_runs_under_one_trace_of_the_users() -> None:
+    """The user opens one trace around many runs (all runs then share it): concurrent and
+    one-after-the-other runs, whose failures have the same text and call ids but not the
+    same kind (503, 404), still get what each gets alone."""
+    alone = {status: asyncio.run(_upstream_run(ToolErrorRecovery(), status)) for status in (503, 404)}
+    assert alone[503] != alone[404]
+    shared = ToolErrorRecovery()
+    order = [503, 404] * 6  # more runs than the snapshots kept per trace
+
+    async def all_at_once() -> list[list[list[dict[str, Any]]]]:
+        with trace("batch"):
+            return list(await asyncio.gather(*(_upstream_run(shared, status) for status in order)))
+
+    async def one_by_one() -> list[list[list[dict[str, Any]]]]:
+        with trace("batch"):
+            return [await _upstream_run(shared, status) for status in order]
+
+    assert asyncio.run(all_at_once()) == [alone[status] for status in order]
+    assert asyncio.run(one_by_one()) == [alone[status] for status in order]

@@ -185,6 +185,30 @@ def test_the_exception_object_decides_the_kind() -> None:
     assert _note_of(model.calls[1].input).endswith(UNRECOVERABLE)
 
 
+class UpstreamError(Exception):
+    """An HTTP client's error whose text says nothing of the kind; its status does."""
+
+    def __init__(self, status_code: int) -> None:
+        super().__init__("the upstream said no")
+        self.status_code = status_code
+
+
+def test_the_exception_decides_the_kind_of_a_failure_in_the_first_turn(mode: str) -> None:
+    """The SDK runs a run's first turn in a task of its own (beside the input guardrails):
+    the classification learned from the exception there still reaches the next model call."""
+    tools = Tools({"Oslo": UpstreamError(503)})
+    records: list[DetectionRecord] = []
+    model = scripted([call("get_weather", {"city": "Oslo"}, "c1")], [done()])
+    agent = Agent(name="weather", model=model, tools=[tools.weather()])
+
+    run_agent(mode, agent, "Weather?", run_config=ToolErrorRecovery(on_record=records.append).run_config())
+
+    assert [(r.kind, r.detection) for r in records] == [("transient", "exception")]
+    assert _note_of(model.calls[1].input) == note(
+        "get_weather", 'city="Oslo"', "UpstreamError: the upstream said no", TRANSIENT
+    )
+
+
 def test_long_errors_are_capped() -> None:
     tools = Tools({"Oslo": PermissionError("Permission denied: " + "x" * 5000)})
     model = scripted([call("get_weather", {"city": "Oslo"}, "c1")], [done()])
@@ -425,6 +449,33 @@ def test_run_config_keeps_the_users_filter_and_formatter() -> None:
     assert decision.input[-1]["content"].startswith("Note from the tool runtime")
 
 
+@pytest.mark.parametrize("asynchronous", [False, True])
+def test_the_users_formatter_text_is_classified_from_the_exception(asynchronous: bool) -> None:
+    """The user's tool_error_formatter words the result; the exception still classifies it
+    (this SDK's outputs carry no error flag: from its text alone it is not even a failure)."""
+    refused = "The weather service refused the request."
+
+    def words(args: ToolErrorFormatterArgs[Any]) -> str | None:
+        return refused if args.kind == "tool_exception" else None
+
+    async def awords(args: ToolErrorFormatterArgs[Any]) -> str | None:
+        return words(args)
+
+    tools = Tools({"Oslo": UpstreamError(503)})
+    records: list[DetectionRecord] = []
+    model = scripted([call("get_weather", {"city": "Oslo"}, "c1")], [done()])
+    agent = Agent(name="weather", model=model, tools=[tools.weather()])
+    config = ToolErrorRecovery(on_record=records.append).run_config(
+        tool_error_formatter=awords if asynchronous else words
+    )
+
+    asyncio.run(Runner.run(agent, "Weather?", run_config=config))
+
+    assert model.calls[1].input[2]["output"] == refused
+    assert [(r.kind, r.detection) for r in records] == [("transient", "exception")]
+    assert _note_of(model.calls[1].input) == note("get_weather", 'city="Oslo"', refused, TRANSIENT)
+
+
 def test_unchanged_input_is_the_very_same_object() -> None:
     recovery = ToolErrorRecovery()
     items: list[Any] = [
@@ -520,6 +571,31 @@ def test_an_internal_error_in_the_core_fails_open_too(
     assert model.calls[1].input[2]["output"] == "An error occurred while running the tool. Please try again."
     assert model.calls[1].input == result.to_input_list()[:3]
     assert len([r for r in caplog.records if r.name == "toolerr"]) >= 2
+
+
+def test_an_internal_error_while_blocking_a_repeat_lets_the_call_run(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    recovery = ToolErrorRecovery(loop_action="block")
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("toolerr bug")
+
+    monkeypatch.setattr(recovery.layer, "blocked_result", broken)
+    tools = Tools({"Oslo": PermissionError(13, "Permission denied")})
+    model = scripted(
+        [call("get_weather", {"city": "Oslo"}, "c1")],
+        [call("get_weather", {"city": "Oslo"}, "c2")],
+        [done("ok")],
+    )
+    agent = Agent(name="weather", model=model, tools=[tools.weather()])
+
+    with caplog.at_level(logging.ERROR, logger="toolerr"):
+        result = asyncio.run(Runner.run(agent, "Weather?", run_config=recovery.run_config()))
+
+    assert result.final_output == "ok"
+    assert len(tools.executed) == 2  # the repeat ran, as without toolerr
+    assert any(r.name == "toolerr" and "toolerr bug" in (r.exc_text or "") for r in caplog.records)
 
 
 def test_public_api() -> None:

@@ -22,7 +22,7 @@ from typing import Any
 from . import _rules as R
 from ._exceptions import lookup_name
 from ._failopen import log_swallowed
-from ._types import content_text
+from ._types import content_text, result_text
 
 __all__ = ["Detection", "analyse", "coerce_flag", "detect_failure", "normalise_client"]
 
@@ -235,7 +235,7 @@ def _analyse_content(det: Detection, content: Any) -> None:
         _analyse_text(det, content_text(content), allow_json=False)
         return
     if isinstance(content, (list, tuple)):
-        _analyse_text(det, content_text(content), allow_json=True)
+        _analyse_text(det, result_text(content), allow_json=True)
         return
     like = _call_tool_result_like(content)
     if like is not None:
@@ -460,7 +460,7 @@ def _analyse_data(det: Detection, data: Mapping[str, Any]) -> None:
         blocks = data.get("content")
         if blocks is not None:
             inner = Detection(client=det.client)
-            _analyse_text(inner, content_text(blocks), allow_json=False)
+            _analyse_text(inner, result_text(blocks), allow_json=False)
             det.window, det.view, det.template = inner.window, inner.view, inner.template
             det.template_code, det.shell, det.shell_failed_exit = (
                 inner.template_code,
@@ -495,6 +495,6 @@ def _analyse_data(det: Detection, data: Mapping[str, Any]) -> None:
     if "content" in data and any(key in data for key in R.MCP_ERROR_FLAGS):
         # A CallToolResult whose flag is false or missing: the flag is weak evidence, the
         # text rules read its content.
-        _analyse_text(det, content_text(data.get("content")), allow_json=False)
+        _analyse_text(det, result_text(data.get("content")), allow_json=False)
         return
     det.window = content_text(data)[: R.WINDOW_CHARS]

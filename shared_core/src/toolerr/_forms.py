@@ -141,6 +141,24 @@ def _ends_with(content: Any, text: str) -> bool:
 _REMOVING: tuple[Form, ...] = ("c2", "c4", "abstract")
 
 
+def _notes_present(
+    messages: Sequence[Message], step: DecisionStep, active: Sequence[Delivery], form: Form
+) -> bool:
+    """Whether the step was rewritten before, given that a user message after the exchange
+    holds a note (``step.rewritten``). With the failed calls kept (C1, C3) the very notes
+    these deliveries would add must sit there: a user message that merely imitates a note
+    (a page a tool put in a user turn) does not keep this step's failures from their notes.
+    A removing form (C2, C4, abstract) leaves the notes of calls that are gone, which
+    cannot be checked against the calls that remain: the note prefix decides."""
+    if any((d.form or form) in _REMOVING for d in active):
+        return True
+    notes = [d.note for d in active if (d.form or form) != "c1" and d.note]
+    if not notes:
+        return True  # C1 only: its own check keeps it from appending twice
+    texts = [content_text(m.content) for m in messages[step.assistant_index + 1 :] if m.role == "user"]
+    return all(any(note in text for text in texts) for note in notes)
+
+
 def apply_form(
     messages: Sequence[Message], step: DecisionStep, deliveries: Sequence[Delivery], form: Form
 ) -> tuple[list[Message], set[int]]:
@@ -160,7 +178,7 @@ def apply_form(
     """
     out = list(messages)
     active = [d for d in deliveries if d.actionable and (d.form or form) != "c0"]
-    if not active or step.rewritten:
+    if not active or (step.rewritten and _notes_present(messages, step, active, form)):
         return out, set()
 
     changed: set[int] = set()

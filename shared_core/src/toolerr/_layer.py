@@ -42,7 +42,17 @@ from ._loop import LoopDecision, decide_loop
 from ._lru import LRUCache
 from ._policy import FormSpec, Policy, PolicyOptions
 from ._render import guidance_for, render_abstract, render_loop_note, render_note
-from ._types import NOT_FAILED, Form, Kind, Message, ToolCall, Verdict, content_text, parse_arguments
+from ._types import (
+    NOT_FAILED,
+    Form,
+    Kind,
+    Message,
+    ToolCall,
+    Verdict,
+    content_text,
+    parse_arguments,
+    result_text,
+)
 
 if TYPE_CHECKING:
     if sys.version_info >= (3, 11):
@@ -607,7 +617,7 @@ class ToolErrorLayer:
                 verdict,
                 raw=call.raw_arguments,
                 call_id=call.id,
-                diagnosis=result.message.text if verdict.failed else None,
+                diagnosis=result_text(result.message.content) if verdict.failed else None,
             )
         return ledger, reports
 
@@ -843,7 +853,9 @@ class ToolErrorLayer:
             if call_id is not None:
                 state.remember(call_id, _fingerprint(content), verdict)
             ledger = given if given is not None else state.run_ledger(policy.retry_budget)
-            report = ledger.record(name, arguments, verdict, raw=raw, call_id=call_id, diagnosis=message.text)
+            report = ledger.record(
+                name, arguments, verdict, raw=raw, call_id=call_id, diagnosis=result_text(message.content)
+            )
             result = ExchangeResult(0, message, ToolCall(call_id, name, arguments, raw), 0)
             delivery = self._delivery(result, verdict, ledger, report)
         loop = decide_loop(report, loop_action=policy.loop_action) if report.is_loop else None
@@ -890,7 +902,7 @@ class ToolErrorLayer:
             return Delivery(result, verdict, kind, guidance, text, text, form)
         if guidance is None:
             return Delivery(result, verdict, kind, None, None, None, form)
-        error = content_text(result.message.content)
+        error = result_text(result.message.content)
         if form == "abstract":
             note = render_abstract(
                 result.name,

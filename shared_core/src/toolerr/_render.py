@@ -495,10 +495,12 @@ def format_arguments(arguments: Any, raw: str | None = None) -> str:
     """
     if isinstance(arguments, Mapping):
         return ", ".join(f"{key}={_json(value)}" for key, value in arguments.items())
+    if raw is not None:  # not an object: the model's own text (a JSON string keeps its quotes)
+        return raw
     if isinstance(arguments, str):
         return arguments
     if arguments is None:
-        return raw if raw is not None else ""
+        return ""
     return _json(arguments)
 
 

@@ -115,6 +115,38 @@ class Message:
 def content_text(content: Any) -> str:
     """Text of a content value: a string as is; the text of text blocks joined by newlines;
     any other JSON value JSON-encoded. Never raises."""
+    return _content_text(content, media=True)
+
+
+MEDIA_BLOCK_TYPES = frozenset(
+    {
+        "image",
+        "image_url",
+        "input_image",
+        "output_image",
+        "audio",
+        "input_audio",
+        "video",
+        "file",
+        "input_file",
+    }
+)
+"""Content block types that carry media (pixels, sound, a file), not text."""
+
+
+def result_text(content: Any) -> str:
+    """The text of a tool result as read for detection and restated in a note:
+    :func:`content_text` without the media blocks (:data:`MEDIA_BLOCK_TYPES` with no text),
+    so that an image before the error text neither pushes the text out of the part that
+    is read nor puts its payload in the note. Never raises."""
+    return _content_text(content, media=False)
+
+
+def _is_media(kind: Any) -> bool:
+    return isinstance(kind, str) and kind in MEDIA_BLOCK_TYPES
+
+
+def _content_text(content: Any, *, media: bool) -> str:
     if isinstance(content, str):
         return content
     if content is None:
@@ -130,7 +162,7 @@ def content_text(content: Any) -> str:
                     parts.append(text)
                 elif block.get("type") in ("text", "input_text", "output_text") and text is not None:
                     parts.append(str(text))
-                else:
+                elif media or not _is_media(block.get("type")):
                     parts.append(_dump(block))
             else:
                 parts.append(_dump(block))

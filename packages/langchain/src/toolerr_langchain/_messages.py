@@ -106,18 +106,19 @@ class TextVerdicts:
     only given back in the run it was learned in, for a result whose text equals the one
     it was learned for; a text that two exceptions of one run produced with different
     verdicts gives none (which result is whose cannot be told). Bounded (the latest
-    ``size`` texts of all runs); thread-safe.
+    ``size`` texts of all runs); a text is kept as its length and hash, not itself (an
+    error text may be megabytes); thread-safe.
 
     A run scope is an object (held while its entries are kept, and compared by identity,
     so that its id cannot be reused meanwhile) or a tuple key (compared by value)."""
 
     def __init__(self, size: int = 1024) -> None:
-        self._items: LRUCache[tuple[Hashable, str], tuple[object, object]] = LRUCache(size)
+        self._items: LRUCache[tuple[Hashable, int, int], tuple[object, object]] = LRUCache(size)
         self._lock = threading.Lock()  # get-then-put of one text is one step
 
     @staticmethod
-    def _key(run: object, text: str) -> tuple[Hashable, str]:
-        return (run if isinstance(run, tuple) else ("id", id(run)), text)
+    def _key(run: object, text: str) -> tuple[Hashable, int, int]:
+        return (run if isinstance(run, tuple) else ("id", id(run)), len(text), hash(text))
 
     @staticmethod
     def _same(kept: object, run: object) -> bool:

@@ -17,7 +17,14 @@ from langchain.agents.middleware.types import (
 )
 from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.errors import GraphBubbleUp
-from toolerr import DetectionRecord, Policy, ToolErrorLayer, ToolLoopError, safety_from_annotations
+from toolerr import (
+    DetectionRecord,
+    LRUCache,
+    Policy,
+    ToolErrorLayer,
+    ToolLoopError,
+    safety_from_annotations,
+)
 
 from ._messages import (
     CLIENT,
@@ -42,6 +49,9 @@ if TYPE_CHECKING:
     AOnError = Callable[[Exception, ToolCallRequest], Awaitable["str | list[ContentBlock] | None"]]
 
 logger = logging.getLogger("toolerr")
+
+_SAFETY_LAYERS = 64
+"""Layers kept for distinct sets of tool safety declared in tools' metadata."""
 
 try:
     from langgraph.types import TracePolicy, omit_payload
@@ -159,9 +169,10 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
         self.tools = []  # registers no tools
         self.layer = ToolErrorLayer(policy, on_record=on_record, client=CLIENT, **options)
         """The toolerr layer this middleware drives (its ``policy``)."""
-        self._base_policy = self.layer.policy
-        self._declared: dict[str, ToolSafety] = {}
-        self._declared_lock = threading.Lock()
+        # Layers for the tool safety that a request's own tools declare (by that safety).
+        self._safety_layers: LRUCache[frozenset[tuple[str, ToolSafety]], tuple[Policy, ToolErrorLayer]]
+        self._safety_layers = LRUCache(_SAFETY_LAYERS)
+        self._safety_lock = threading.Lock()
 
     @property
     def name(self) -> str:
@@ -173,21 +184,29 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
     def _handles(self, tool_name: str) -> bool:
         return self._tool_filter is None or tool_name in self._tool_filter
 
-    def _learn_safety(self, tools: Sequence[Any]) -> None:
-        """Merge the safety that tools declare in their metadata into the policy (the
-        user's explicit ``tool_safety`` wins)."""
-        found: dict[str, ToolSafety] = {}
+    def _layer_for(self, tools: Sequence[Any]) -> ToolErrorLayer:
+        """The layer for one model request: this middleware's policy with the safety that
+        the request's own tools declare in their metadata (the user's explicit
+        ``tool_safety`` wins). Never merged into the shared policy: agents that share the
+        middleware may each have their own tool of one name."""
+        declared: dict[str, ToolSafety] = {}
         for tool in tools:
             name = getattr(tool, "name", None)
-            if isinstance(name, str) and name not in self._declared:
+            if isinstance(name, str):
                 safety = _tool_safety(tool)
                 if safety is not None:
-                    found[name] = safety
-        if not found:
-            return
-        with self._declared_lock:
-            self._declared.update(found)
-            self.layer.policy = self._base_policy.with_tool_safety(self._declared)
+                    declared[name] = safety
+        base = self.layer
+        if not declared:
+            return base
+        key = frozenset(declared.items())
+        with self._safety_lock:
+            kept = self._safety_layers.get(key)
+            if kept is not None and kept[0] is base.policy and kept[1].on_record is base.on_record:
+                return kept[1]
+            layer = ToolErrorLayer(base.policy.with_tool_safety(declared), on_record=base.on_record)
+            self._safety_layers.put(key, (base.policy, layer))
+        return layer
 
     def _model_request(self, request: ModelRequest[ContextT]) -> ModelRequest[ContextT]:
         """The request with the form applied to its messages (or the request itself).
@@ -198,8 +217,7 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
         failed calls at the decoder even when the form removed them from its view
         (abstract + ban)."""
         try:
-            self._learn_safety(request.tools)
-            messages, ledger = rewrite_and_ledger(self.layer, request.messages, _Scope())
+            messages, ledger = rewrite_and_ledger(self._layer_for(request.tools), request.messages, _Scope())
             settings = None
             if (
                 ledger is not None
@@ -241,12 +259,16 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
         decision = self.layer.check_call(tool_name, call.get("args", {}), messages=converted, run=scope)
         if decision.action != "block":
             return None
-        content = self.layer.blocked_result(call.get("id"), decision, run=scope)
-        message = ToolMessage(
-            content=content, tool_call_id=call.get("id") or "", name=tool_name, status="error"
-        )
-        verdict = self.layer.recall(call.get("id"), content, run=scope)
-        return with_verdict(message, verdict) if verdict is not None else message
+        try:
+            content = self.layer.blocked_result(call.get("id"), decision, run=scope)
+            message = ToolMessage(
+                content=content, tool_call_id=call.get("id") or "", name=tool_name, status="error"
+            )
+            verdict = self.layer.recall(call.get("id"), content, run=scope)
+            return with_verdict(message, verdict) if verdict is not None else message
+        except Exception:  # fail open: the call runs
+            logger.exception("toolerr: answering a blocked repeat of %s failed; the call runs", tool_name)
+            return None
 
     def _error_result(
         self, exc: Exception, content: Any, request: ToolCallRequest, tool_name: str
@@ -312,8 +334,6 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
         tool_name = self._tool_name(request)
         if not self._handles(tool_name):
             return handler(request)
-        if request.tool is not None:
-            self._learn_safety((request.tool,))
         blocked = self._blocked(request, tool_name)
         if blocked is not None:
             return blocked
@@ -348,8 +368,6 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
         tool_name = self._tool_name(request)
         if not self._handles(tool_name):
             return await handler(request)
-        if request.tool is not None:
-            self._learn_safety((request.tool,))
         blocked = self._blocked(request, tool_name)
         if blocked is not None:
             return blocked

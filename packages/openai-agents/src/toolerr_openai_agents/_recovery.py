@@ -18,10 +18,11 @@ import contextvars
 import inspect
 import logging
 import threading
+import weakref
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from agents import Agent, AgentsException, FunctionTool, RunConfig
+from agents import Agent, AgentsException, FunctionTool, RunConfig, get_current_trace
 from agents.run_config import CallModelData, ModelInputData, ToolErrorFormatterArgs
 from agents.run_context import RunContextWrapper
 from agents.tool import ToolErrorFunction, default_tool_error_function
@@ -66,13 +67,24 @@ class _RunStopped(ToolLoopError, AgentsException):
 
 class _Snapshot:
     """The neutral conversation of one run's latest model call (what the guardrail checks a
-    new call against) and its run scope; the failed-call ledger is built on first use."""
+    new call against) and its run scope; the failed-call ledger is built on first use.
 
-    __slots__ = ("_ledger", "_lock", "messages", "run")
+    ``conversions`` is the run's own conversion cache, handed from one model call of the
+    run to the next: it lives in the run's context, so it goes with the run (one cache
+    for all runs would keep the tool outputs of every finished run alive)."""
 
-    def __init__(self, messages: Sequence[Message], previous: _Snapshot | None) -> None:
+    __slots__ = ("_ledger", "_lock", "conversions", "messages", "run", "trace")
+
+    def __init__(
+        self, messages: Sequence[Message], previous: _Snapshot | None, conversions: ConversionCache
+    ) -> None:
         self.messages = messages
         self.run: ConversationRun = ConversationRun.follow(getattr(previous, "run", None), messages)
+        # ``conversions`` converted ``messages``; a new run (its input does not continue the
+        # previous one) starts a cache of its own.
+        self.conversions = conversions if previous is None or self.run is previous.run else ConversionCache()
+        self.trace: weakref.ref[Any] | None = None
+        """The SDK trace of the run, where it has one that can be followed."""
         self._ledger: FailureLedger | None = None
         self._lock = threading.Lock()
 
@@ -81,6 +93,66 @@ class _Snapshot:
             if self._ledger is None:
                 self._ledger = layer.replay(self.messages, run=self.run)[0]
             return self._ledger
+
+
+_TRACE_SNAPSHOTS = 8
+"""Snapshots kept per trace: one per conversation run (several runs may share a trace)."""
+
+
+def _continues(messages: Sequence[Message], earlier: Sequence[Message]) -> bool:
+    """Whether ``messages`` starts with the ``earlier`` conversation (the same messages, or
+    equal ones)."""
+    if len(earlier) > len(messages):
+        return False
+    return all(a is b or a == b for a, b in zip(earlier, messages, strict=False))
+
+
+class _TraceRuns:
+    """The latest snapshot of each conversation run, by the SDK trace it runs in.
+
+    The SDK runs the first turn of a run in a task of its own: a snapshot kept in a context
+    variable there is gone at the next turn, where the variable holds whatever the run's
+    task held before (nothing, or the snapshot of an earlier run in the same task). The
+    trace is the same in every task of a run and is the run's own (unless the user opened
+    one around several runs): a run's previous snapshot is the one of its trace whose
+    conversation the new one continues, when that is one run's only (runs of one trace
+    that begin alike cannot be told apart: each then starts a scope of its own, as without
+    a trace). Traces are referred to weakly."""
+
+    def __init__(self) -> None:
+        self._items: dict[int, tuple[weakref.ref[Any], list[_Snapshot]]] = {}
+        self._lock = threading.Lock()
+
+    def snapshots(self, trace: object) -> list[_Snapshot] | None:
+        """The trace's snapshots (latest last); ``None`` when the trace cannot be followed."""
+        with self._lock:
+            entry = self._items.get(id(trace))
+            if entry is not None and entry[0]() is trace:
+                return list(entry[1])
+        try:
+            weakref.ref(trace)
+        except TypeError:
+            return None
+        return []
+
+    def keep(self, trace: object, snapshot: _Snapshot) -> None:
+        key = id(trace)
+        items, lock = self._items, self._lock
+
+        def forget(ref: weakref.ref[Any]) -> None:
+            with lock:
+                current = items.get(key)
+                if current is not None and current[0] is ref:
+                    del items[key]
+
+        with lock:
+            entry = items.get(key)
+            if entry is None or entry[0]() is not trace:
+                entry = (weakref.ref(trace, forget), [])
+                items[key] = entry
+            kept = [s for s in entry[1] if s.run is not snapshot.run]
+            kept.append(snapshot)
+            entry[1][:] = kept[-_TRACE_SNAPSHOTS:]
 
 
 class ToolErrorRecovery:
@@ -116,7 +188,7 @@ class ToolErrorRecovery:
         self._snapshot: contextvars.ContextVar[_Snapshot | None] = contextvars.ContextVar(
             f"toolerr_openai_agents_{id(self):x}", default=None
         )
-        self._conversions = ConversionCache()  # the next model call reuses the conversions
+        self._traces = _TraceRuns()  # how a run's next model call finds its snapshot
 
     @property
     def policy(self) -> Policy:
@@ -146,6 +218,19 @@ class ToolErrorRecovery:
         except Exception:
             logger.exception("toolerr: classifying a tool exception failed; the SDK's default text is used")
             return None
+
+    def _remember_exception(self, args: ToolErrorFormatterArgs[Any], text: str) -> None:
+        """Keep the classification of the exception of ``args`` for the result ``text`` that
+        the user's formatter gave it (fails open)."""
+        try:
+            error = getattr(args, "error", None)
+            if not isinstance(error, BaseException):
+                return
+            snapshot = self._snapshot.get()
+            verdict = self.layer.inspect_exception(error, tool=args.tool_name)
+            self.layer.remember(args.call_id, verdict, text, run=snapshot.run if snapshot else None)
+        except Exception:
+            logger.exception("toolerr: classifying a tool exception failed; its text is classified alone")
 
     def _failure_text(
         self,
@@ -200,9 +285,29 @@ class ToolErrorRecovery:
             items: Any = model_data.input
             if not isinstance(items, list):
                 return model_data
-            conversation = to_conversation(items, self._conversions)
-            snapshot = _Snapshot(conversation.messages, self._snapshot.get())
-            self._snapshot.set(snapshot)
+            trace = get_current_trace()
+            kept = self._traces.snapshots(trace) if trace is not None else None
+            latest = self._snapshot.get()
+            own: _Snapshot | None = None
+            if kept is not None:  # this context's snapshot counts only if it is of this trace
+                if latest is not None and latest.trace is not None and latest.trace() is trace:
+                    own = latest
+                else:
+                    latest = kept[-1] if kept else None
+            conversions = latest.conversions if latest is not None else ConversionCache()
+            conversation = to_conversation(items, conversions)  # the run's next call reuses them
+            previous = latest
+            if kept is not None and not (own and _continues(conversation.messages, own.messages)):
+                # the snapshot of the trace that this conversation continues; none when it
+                # continues several runs' (runs of one trace with the same beginning)
+                continued = [s for s in kept if _continues(conversation.messages, s.messages)]
+                unique = len({id(s.run) for s in continued}) == 1
+                previous = max(reversed(continued), key=lambda s: len(s.messages)) if unique else None
+            snapshot = _Snapshot(conversation.messages, previous, conversions)
+            self._snapshot.set(snapshot)  # for the tools and guardrails of this turn
+            if kept is not None:
+                snapshot.trace = weakref.ref(trace)
+                self._traces.keep(trace, snapshot)
             if self.policy.loop_action in ("block", "stop"):
                 self._attach_guardrail(getattr(data, "agent", None))
             result = self.layer.rewrite(conversation.messages, run=snapshot.run)
@@ -238,7 +343,11 @@ class ToolErrorRecovery:
             raise _stopped(error) from None
         if decision.action != "block":
             return ToolGuardrailFunctionOutput.allow()
-        message = self.layer.blocked_result(context.tool_call_id, decision, run=snapshot.run)
+        try:
+            message = self.layer.blocked_result(context.tool_call_id, decision, run=snapshot.run)
+        except Exception:
+            logger.exception("toolerr: answering a blocked repeat failed; the call runs")
+            return ToolGuardrailFunctionOutput.allow()
         return ToolGuardrailFunctionOutput.reject_content(message, output_info={"toolerr": decision.reason})
 
     def _owns(self, run_config: RunConfig | None) -> bool:
@@ -303,7 +412,11 @@ class ToolErrorRecovery:
             theirs = user_formatter(args)
             if inspect.isawaitable(theirs):
                 theirs = await theirs
-            return cast("str | None", theirs) if theirs is not None else ours
+            if theirs is None:
+                return ours
+            if ours is not None and isinstance(theirs, str):  # their words, our classification
+                self._remember_exception(args, theirs)
+            return cast(str, theirs)
 
         return tool_error_formatter
 
