@@ -533,3 +533,33 @@ def test_cache_reuses_responses_and_anthropic_objects() -> None:
         assert all(a.tool_calls == b.tool_calls for a, b in zip(first, again, strict=True))
     other = toolerr.responses_to_messages(responses("Error: other"))
     assert other[-2].content == "Error: other"
+
+
+def test_a_call_without_arguments_says_so_whatever_the_wire() -> None:
+    """A tool without parameters is called with ``"{}"`` on the OpenAI wires and ``{}``
+    on Anthropic's: the note says "no arguments" for both, never "with  and"."""
+    chat_request: list[dict[str, Any]] = [
+        {"role": "user", "content": "list"},
+        {
+            "role": "assistant",
+            "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "list", "arguments": "{}"}}],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": RATE},
+    ]
+    anthropic_request: list[dict[str, Any]] = [
+        {"role": "user", "content": "list"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "list", "input": {}}]},
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "t1", "content": RATE, "is_error": True}],
+        },
+    ]
+    responses_request: list[dict[str, Any]] = [
+        {"role": "user", "content": "list"},
+        {"type": "function_call", "call_id": "f1", "name": "list", "arguments": " { } "},
+        {"type": "function_call_output", "call_id": "f1", "output": RATE},
+    ]
+    expected = NOTE_429.replace('read with path="a"', "list with no arguments")
+    assert rewrite_openai_chat(chat_request)[-1]["content"] == expected
+    assert rewrite_anthropic(anthropic_request)[-1]["content"][-1]["text"] == expected
+    assert rewrite_responses(responses_request)[-1]["content"][0]["text"] == expected
