@@ -295,3 +295,19 @@ async def test_a_start_failure_blocks_nothing_once_the_server_runs(tmp_path: Pat
             assert "echo" in [t.name for t in (await session.list_tools()).tools]  # it starts now
             again = await session.call_tool("echo", {"text": "x"})
     assert texts(again) == ["x"]
+
+
+def test_a_long_upstream_command_keeps_its_arguments_in_the_messages() -> None:
+    """The command in the proxy's errors is cut in the middle, not at the end: an
+    interpreter deep in a virtual environment must not hide the server and its arguments
+    (what tells two upstreams apart), whatever the checkout's path."""
+    from toolerr_mcp._proxy import Upstream
+
+    venv_python = "/home/someone/projects/agent-platform/.venv-production-2026/bin/python3.11"
+    command = [venv_python, "-m", "company_mcp_servers.inventory", "--config", "/etc/inventory/prod.toml"]
+    display = Upstream(command).display
+    assert len(display) <= 120
+    assert display.startswith("/home/someone/")
+    assert display.endswith("--config /etc/inventory/prod.toml")
+    short = [sys.executable, "server.py"]
+    assert Upstream(short).display == f"{sys.executable} server.py"

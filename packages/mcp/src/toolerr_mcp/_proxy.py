@@ -102,7 +102,8 @@ class Upstream:
     @property
     def display(self) -> str:
         text = shlex.join(self.command)
-        return text if len(text) <= 120 else text[:117] + "..."
+        # cut in the middle: the end holds the server and its arguments, the start the program
+        return text if len(text) <= 120 else f"{text[:40]} ... {text[-75:]}"
 
     async def spawn(
         self, on_message: Callable[[bytes], None], on_exit: Callable[[], None]
