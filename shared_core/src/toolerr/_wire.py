@@ -22,6 +22,10 @@ A one-call rewrite (:func:`rewrite_openai_chat`, :func:`rewrite_anthropic`,
 - the ledger is rebuilt from the request itself: nothing is kept across requests for
   correctness.
 
+SDK objects in a request (pydantic models: a response's message or output items, an
+Anthropic response's content blocks, appended as the SDKs return them) are read as the
+dicts they dump to; those that do not change go on as they are.
+
 Stdlib only; the input is never modified. Fails open: an internal error returns the
 request unchanged and logs on logger ``toolerr``.
 """
@@ -750,9 +754,22 @@ def rewrite_wire(
     name = normalise_client(client if client is not None else layer.policy.client)
     if not isinstance(request, list) or not request:
         return WireRewrite(request, False)
-    convert, back, tail = _FORMATS[wire]
     try:
-        start = tail(request)
+        return _rewrite(wire, request, layer, name)
+    except ToolLoopError:
+        raise
+    except Exception as exc:
+        logger.warning("toolerr: %s rewrite failed; the request passes unchanged", wire, exc_info=True)
+        return WireRewrite(request, False, (), f"{type(exc).__name__}: {exc}")
+
+
+def _rewrite(
+    wire: str, request: list[Any], layer: ToolErrorLayer, name: str, plain: bool = False
+) -> WireRewrite:
+    convert, back, tail = _FORMATS[wire]
+    start = tail(request)
+    # SDK objects in the request (``plain``: none) are read as the dicts they stand for.
+    if plain or not _has_objects(request[start:] if start < len(request) else request, wire):
         if start >= len(request) - 1:
             return WireRewrite(request, False)
         # Fast path: nothing failed at the decision step -> the same object, unconverted.
@@ -760,18 +777,63 @@ def rewrite_wire(
         step = find_decision_step(recent)
         if step is None or not any(layer.inspect(r.message).failed for r in step.results):
             return WireRewrite(request, False)
-        conv = convert(request, name, 0)
-        result = layer.rewrite(conv.messages)
-        if result.error is not None:
-            return WireRewrite(request, False, result.records, result.error)
-        if not result.changed:
-            return WireRewrite(request, False, result.records)
-        return WireRewrite(back(request, conv, result.messages), True, result.records)
-    except ToolLoopError:
-        raise
-    except Exception as exc:
-        logger.warning("toolerr: %s rewrite failed; the request passes unchanged", wire, exc_info=True)
-        return WireRewrite(request, False, (), f"{type(exc).__name__}: {exc}")
+    if not plain:
+        view = _plain_view(request, wire)
+        if view is not None:
+            viewed = _rewrite(wire, view[0], layer, name, plain=True)
+            if not viewed.changed:
+                return WireRewrite(request, False, viewed.records, viewed.error)
+            originals = view[1]
+            out = [originals.get(id(item), item) for item in viewed.request]
+            return WireRewrite(out, True, viewed.records)
+    conv = convert(request, name, 0)
+    result = layer.rewrite(conv.messages)
+    if result.error is not None:
+        return WireRewrite(request, False, result.records, result.error)
+    if not result.changed:
+        return WireRewrite(request, False, result.records)
+    return WireRewrite(back(request, conv, result.messages), True, result.records)
+
+
+def _has_objects(items: Sequence[Any], wire: str) -> bool:
+    """Whether items (or an Anthropic turn's blocks) are other than dicts."""
+    for item in items:
+        if type(item) is not dict:
+            return True
+        if wire == "anthropic":
+            content = item.get("content")
+            if type(content) is list and any(type(block) is not dict for block in content):
+                return True
+    return False
+
+
+def _dumped(value: Any) -> Any:
+    """A pydantic model (an SDK's message, output item or content block) as its JSON dict."""
+    if isinstance(value, Mapping):
+        return value
+    dump = getattr(value, "model_dump", None)
+    if not callable(dump):
+        return value
+    plain = dump(mode="json", exclude_none=True)
+    return plain if isinstance(plain, Mapping) else value
+
+
+def _plain_view(request: list[Any], wire: str) -> tuple[list[Any], dict[int, Any]] | None:
+    """The request with the SDK objects callers append as they got them
+    (``messages.append(response.choices[0].message)``, ``input += response.output``,
+    Anthropic's ``{"role": "assistant", "content": response.content}``) as dicts, and the
+    original of each dict made, by identity; ``None`` when it holds none."""
+    view: list[Any] = []
+    originals: dict[int, Any] = {}
+    for item in request:
+        plain = _dumped(item)
+        content = plain.get("content") if wire == "anthropic" and isinstance(plain, Mapping) else None
+        if isinstance(content, list) and any(type(block) is not dict for block in content):
+            plain = {**plain, "content": [_dumped(block) for block in content]}
+        if plain is not item:
+            originals[id(plain)] = item
+        view.append(plain)
+    return (view, originals) if originals else None
 
 
 def rewrite_openai_chat(
