@@ -167,6 +167,15 @@ def make_server(name: str = "toolerr-test") -> Any:
             )
         ]
 
+    @server.tool(annotations=annotations(readOnlyHint=True))
+    def lookup(key: str) -> types.CallToolResult:
+        """A failure told in structured content only (no text block: the TypeScript SDK's
+        servers may answer so)."""
+        count("lookup")
+        return types.CallToolResult.model_validate(
+            {"content": [], "structuredContent": {"error": TRANSIENT_TEXT, "key": key}, "isError": True}
+        )
+
     @server.tool()
     def image_error() -> str:
         """A failure whose only content is an image."""

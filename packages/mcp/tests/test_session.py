@@ -364,6 +364,17 @@ async def test_a_resource_that_reads_like_an_error_is_data(session: RecoveringSe
     assert not compat.is_error(result) and (result.meta is None or META_KEY not in result.meta)
 
 
+async def test_a_failure_told_in_structured_content_only(session: RecoveringSession) -> None:
+    """is_error with no text block and the error in ``structuredContent``: classified from
+    it (a 503: retry), the guidance appended, the structured content kept."""
+    result = await session.call_tool("lookup", {"key": "k"})
+    assert compat.is_error(result)
+    assert compat.structured_content(result) == {"error": servers.TRANSIENT_TEXT, "key": "k"}
+    assert meta(result)["kind"] == "transient"
+    assert texts(result) == [toolerr.GUIDANCE["transient"]]
+    assert servers.TRANSIENT_TEXT in meta(result)["note"]
+
+
 async def test_image_only_failure_content_is_kept(session: RecoveringSession) -> None:
     result = await session.call_tool("image_error", {})
     assert compat.is_error(result)

@@ -23,6 +23,7 @@ interceptor).
 from __future__ import annotations
 
 import itertools
+import json
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
@@ -231,6 +232,10 @@ class CallRecovery:
         try:
             flag = _compat.is_error(result)
             content = neutral_content(result.content, resource_text=flag)
+            structured = _compat.structured_content(result)
+            if flag and structured is not None and not any(b["type"] == "text" for b in content):
+                # a failure told in structured content only: that is its error text
+                content.append({"type": "text", "text": json.dumps(structured, ensure_ascii=False)})
             verdict = None
             if before_failure is not None:
                 verdict = self._layer.inspect_tool_result(
