@@ -32,6 +32,8 @@ request unchanged and logs on logger ``toolerr``.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import json
 import logging
 import threading
@@ -82,6 +84,26 @@ def _flag(value: Any) -> bool | None:
     return value if isinstance(value, bool) else None
 
 
+def _copy(value: Any) -> Any:
+    """A container value as a deep copy of its own (strings and numbers as they are)."""
+    return value if value is None or isinstance(value, (str, int, float)) else copy.deepcopy(value)
+
+
+def _own(message: Message) -> Message:
+    """A message to keep in a conversion cache: holding none of the request's objects,
+    so that what a caller later does to its own objects (compacting its history in
+    place) never reaches another request that hits the cache."""
+    calls = tuple(_own_call(call) for call in message.tool_calls)
+    return dataclasses.replace(message, content=_copy(message.content), tool_calls=calls)
+
+
+def _own_call(call: ToolCall) -> ToolCall:
+    arguments = call.arguments
+    if arguments is None or isinstance(arguments, (str, int, float)):
+        return call
+    return dataclasses.replace(call, arguments=copy.deepcopy(arguments))
+
+
 class _Converted:
     """A request converted to neutral messages, with what it takes to convert back."""
 
@@ -117,6 +139,7 @@ def _chat_in(items: Sequence[Any], client: str, offset: int) -> _Converted:
         if message is None:
             message = _chat_message(item, client, index)
             if key is not None:
+                message = _own(message)
                 _remember(key, message)
         append(message)
     return out
@@ -225,7 +248,7 @@ def _chat_out(items: Sequence[Any], conv: _Converted, new: Sequence[Message]) ->
     for message in new:
         origin = message.origin
         if origin is None:  # a note toolerr added
-            out.append({"role": "user", "content": message.content})
+            out.append({"role": "user", "content": _copy(message.content)})
             continue
         item = items[origin[0]]
         if id(message) in originals:
@@ -239,8 +262,8 @@ def _chat_out(items: Sequence[Any], conv: _Converted, new: Sequence[Message]) ->
             if kept:
                 changed["tool_calls"] = kept
             out.append(changed)
-        else:
-            out.append({**item, "content": message.content})
+        else:  # a copy: the content may come from a conversion cache
+            out.append({**item, "content": _copy(message.content)})
     return out
 
 
@@ -294,6 +317,7 @@ def _anthropic_in(items: Sequence[Any], client: str, offset: int) -> _Converted:
         if cached is None:
             cached = tuple(_anthropic_turn(item, client, index))
             if key is not None:
+                cached = tuple(map(_own, cached))
                 _remember_turn(key, cached)
         out.messages.extend(cached)
     return out
@@ -430,12 +454,12 @@ def _anthropic_out(items: Sequence[Any], conv: _Converted, new: Sequence[Message
 
 def _anthropic_blocks(items: Sequence[Any], conv: _Converted, part: Message, original: bool) -> list[Any]:
     if part.origin is None:
-        return _as_blocks(part.content)
+        return _as_blocks(_copy(part.content))
     index, position = part.origin
     content = items[index].get("content")
     if part.role == "tool":
         block = content[position]
-        return [block] if original else [{**block, "content": part.content}]
+        return [block] if original else [{**block, "content": _copy(part.content)}]
     if part.role == "assistant":
         if original or not isinstance(content, list):
             return _as_blocks(content)
@@ -452,7 +476,7 @@ def _anthropic_blocks(items: Sequence[Any], conv: _Converted, part: Message, ori
         if isinstance(content, list):
             return [b for b in content if not (isinstance(b, Mapping) and b.get("type") == "tool_result")]
         return _as_blocks(content)
-    return _as_blocks(part.content)
+    return _as_blocks(_copy(part.content))
 
 
 def _anthropic_tail(items: Sequence[Any]) -> int:
@@ -580,6 +604,7 @@ def _responses_in(items: Sequence[Any], client: str, offset: int) -> _Converted:
                 neutral_role: Role = "user" if role == "user" else "system"
                 message = Message(role=neutral_role, content=item.get("content"), origin=(index, None))
                 if item_key is not None:
+                    message = _own(message)
                     _remember_piece(item_key, message)
             out.messages.append(message)
         elif kind in _RESPONSES_CALLS:
@@ -588,6 +613,7 @@ def _responses_in(items: Sequence[Any], client: str, offset: int) -> _Converted:
             if call is None:
                 call = _responses_call(item, kind)
                 if item_key is not None:
+                    call = _own_call(call)
                     _remember_piece(item_key, call)
             if kind == "local_shell_call" and isinstance(item.get("id"), str) and call.id is not None:
                 local_ids[item["id"]] = call.id
@@ -627,6 +653,7 @@ def _responses_in(items: Sequence[Any], client: str, offset: int) -> _Converted:
                 origin=(index, None),
             )
             if output_key is not None:
+                message = _own(message)
                 _remember_piece(output_key, message)
             out.messages.append(message)
         elif isinstance(kind, str) and kind.endswith("_output"):
@@ -654,6 +681,7 @@ def _input_text(content: Any, before: Any) -> Any:
 
 def _responses_out(items: Sequence[Any], conv: _Converted, new: Sequence[Message]) -> list[Any]:
     originals = {id(m) for m in conv.messages}
+    sources = {m.origin: m for m in conv.messages if m.origin is not None}
     out: list[Any] = []
     for message in new:
         origin = message.origin
@@ -665,7 +693,7 @@ def _responses_out(items: Sequence[Any], conv: _Converted, new: Sequence[Message
                     "content": [{"type": "input_text", "text": message.content}],
                 }
                 if isinstance(message.content, str)
-                else {"type": "message", "role": "user", "content": _input_text(message.content, None)}
+                else {"type": "message", "role": "user", "content": _copy(_input_text(message.content, None))}
             )
             continue
         index, part = origin
@@ -680,10 +708,11 @@ def _responses_out(items: Sequence[Any], conv: _Converted, new: Sequence[Message
         item = items[index]
         if id(message) in originals:
             out.append(item)
-        elif message.role == "tool":
-            out.append({**item, "output": _input_text(message.content, item.get("output"))})
-        else:
-            out.append({**item, "content": _input_text(message.content, item.get("content"))})
+            continue
+        # the blocks of the content converted (a conversion cache's own): kept as they are
+        before = sources[origin].content if origin in sources else None
+        field = "output" if message.role == "tool" else "content"
+        out.append({**item, field: _copy(_input_text(message.content, before))})
     return out
 
 
