@@ -23,6 +23,7 @@ from toolerr_mcp import _compat as compat
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 RAW_SERVER = str(Path(__file__).with_name("raw_server.py"))
+INIT = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bytes", "version": "0"}}
 
 
 def texts(result: Any) -> list[str]:
@@ -311,3 +312,46 @@ def test_a_long_upstream_command_keeps_its_arguments_in_the_messages() -> None:
     assert display.endswith("--config /etc/inventory/prod.toml")
     short = [sys.executable, "server.py"]
     assert Upstream(short).display == f"{sys.executable} server.py"
+
+
+async def test_a_failed_result_keeps_the_fields_the_sdk_does_not_know() -> None:
+    """The proxy's answer to a failed call, read as bytes (a client SDK would drop what it
+    does not know): the upstream's result with the guidance appended and the classification
+    in ``_meta``, its own fields (newer protocol revisions, vendor extensions) kept."""
+    import asyncio
+
+    from toolerr_mcp import Proxy
+
+    requests = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "extended", "arguments": {}}},
+    ]
+    lines: asyncio.Queue[bytes] = asyncio.Queue()
+    answers: dict[Any, Any] = {}
+    answered = asyncio.Event()
+
+    def write(line: bytes) -> None:
+        message = json.loads(line)
+        answers[message.get("id")] = message
+        if message.get("id") == 2:
+            answered.set()
+            lines.put_nowait(b"")  # the client closes its side
+
+    for request in requests:
+        lines.put_nowait(json.dumps(request).encode() + b"\n")
+    with open(os.devnull, "w") as errlog:
+        proxy = Proxy([sys.executable, RAW_SERVER], errlog=errlog)
+        with anyio.fail_after(60):
+            await proxy.serve(lines.get, write)
+    assert answered.is_set()
+    result = answers[2]["result"]
+    assert result["x-trace"] == {"id": "abc"}
+    assert result["content"][0] == {
+        "type": "text",
+        "text": "Error: 503 Service Unavailable",
+        "x-vendor": "kept",
+    }
+    assert result["content"][1:] == [{"type": "text", "text": toolerr.GUIDANCE["transient"]}]
+    assert result["isError"] is True
+    assert result["_meta"]["vendor"] == 1 and result["_meta"][META_KEY]["kind"] == "transient"

@@ -496,7 +496,7 @@ class Proxy:
         name: str = given_name if isinstance(given_name, str) else ""
         given_args = params.get("arguments")
         arguments: dict[str, Any] = given_args if isinstance(given_args, dict) else {}
-        answered: list[tuple[Any, bytes]] = []
+        answered: list[tuple[Any, bytes, Any]] = []
 
         async def invoke() -> Any:
             await self._ensure_started()  # UpstreamUnavailable / UpstreamNotReady
@@ -524,10 +524,11 @@ class Proxy:
                 raise _compat.make_mcp_error(
                     code if isinstance(code, int) else INTERNAL_ERROR, str(error.get("message", ""))
                 )
-            result = _compat.CallToolResult.model_validate(response.get("result"))
+            given = response.get("result")
+            result = _compat.CallToolResult.model_validate(given)
             if not _compat.is_error(result):
                 self._caller.validate(name, result)
-            answered.append((result, raw))
+            answered.append((result, raw, given))
             return result
 
         try:
@@ -547,6 +548,8 @@ class Proxy:
             self._to_client(answered[0][1])  # a success: the upstream's own bytes
         else:
             dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+            if answered:  # the upstream's result annotated: its own fields kept
+                dumped = _annotated(answered[0][2], answered[0][0], dumped)
             self._to_client(_result_line(request_id, dumped))
 
     # -- the client's side ---------------------------------------------------------------
@@ -689,6 +692,28 @@ class Proxy:
                 stdout.flush()
 
         await self.serve(receive, write)
+
+
+def _annotated(given: Any, original: Any, dumped: dict[str, Any]) -> dict[str, Any]:
+    """The upstream's own result (``given``, as it sent it) with what toolerr changed in
+    ``original`` to make ``dumped``: blocks appended, the error flag, ``_meta``. The SDK's
+    models drop the fields they do not know (newer protocol revisions, vendor extensions);
+    this keeps them. ``dumped`` when the change is not of that shape."""
+    if not isinstance(given, dict) or not isinstance(given.get("content"), list):
+        return dumped
+    try:
+        before = original.model_dump(by_alias=True, mode="json", exclude_none=True)
+        old, new = before.get("content") or [], dumped.get("content") or []
+        if new[: len(old)] != old:
+            return dumped
+        out = {**given, "content": [*given["content"], *new[len(old) :]]}
+        out.update(
+            (key, value) for key, value in dumped.items() if key != "content" and before.get(key) != value
+        )
+        return out
+    except Exception:
+        logger.warning("toolerr-mcp: could not keep the upstream's own result fields", exc_info=True)
+        return dumped
 
 
 def _version() -> str:
