@@ -2,8 +2,8 @@
 
 Tools: ``bytes`` (a result whose text is not UTF-8), ``noise`` (a line that is not JSON,
 then the result), ``invalid`` (a result that is not a CallToolResult), ``schema`` (structured
-content that does not match the tool's output schema) and ``extended`` (a failure with
-fields of its own).
+content that does not match the tool's output schema) ``extended`` (a failure with
+fields of its own) and ``surrogate`` (a failure whose text holds a lone surrogate).
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ import json
 import sys
 
 TOOLS: list[dict[str, object]] = [
-    {"name": name, "inputSchema": {"type": "object"}} for name in ("bytes", "noise", "invalid", "extended")
+    {"name": name, "inputSchema": {"type": "object"}}
+    for name in ("bytes", "noise", "invalid", "extended", "surrogate")
 ]
 EXTENDED = {
     "content": [{"type": "text", "text": "Error: 503 Service Unavailable", "x-vendor": "kept"}],
@@ -71,6 +72,9 @@ def main() -> None:
                 send(None, {"jsonrpc": "2.0", "id": rid, "result": {"content": content}})
             elif name == "extended":  # a failure with fields the SDK's models do not know
                 send(None, {"jsonrpc": "2.0", "id": rid, "result": EXTENDED})
+            elif name == "surrogate":  # json.dumps escapes it: "\\ud800"
+                text = {"type": "text", "text": "Error: 503 Service Unavailable \ud800"}
+                send(None, {"jsonrpc": "2.0", "id": rid, "result": {"content": [text], "isError": True}})
             elif name == "schema":
                 result = {"content": [{"type": "text", "text": "n is x"}], "structuredContent": {"n": "x"}}
                 send(None, {"jsonrpc": "2.0", "id": rid, "result": result})

@@ -211,16 +211,19 @@ class Upstream:
         self.process = None
 
 
+def _line(body: dict[str, Any]) -> bytes:
+    try:
+        return json.dumps(body, ensure_ascii=False).encode() + b"\n"
+    except UnicodeEncodeError:  # a lone surrogate (valid JSON as "\ud800", not UTF-8): escaped
+        return json.dumps(body).encode() + b"\n"
+
+
 def _error_line(request_id: Any, code: int, message: str) -> bytes:
-    body = {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
-    return json.dumps(body, ensure_ascii=False).encode() + b"\n"
+    return _line({"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}})
 
 
 def _result_line(request_id: Any, result: Any) -> bytes:
-    return (
-        json.dumps({"jsonrpc": "2.0", "id": request_id, "result": result}, ensure_ascii=False).encode()
-        + b"\n"
-    )
+    return _line({"jsonrpc": "2.0", "id": request_id, "result": result})
 
 
 def _task_augmented(message: dict[str, Any]) -> bool:
@@ -546,11 +549,20 @@ class Proxy:
             self._calls.pop(request_id, None)
         if answered and result is answered[0][0]:
             self._to_client(answered[0][1])  # a success: the upstream's own bytes
-        else:
+            return
+        try:
             dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
             if answered:  # the upstream's result annotated: its own fields kept
                 dumped = _annotated(answered[0][2], answered[0][0], dumped)
-            self._to_client(_result_line(request_id, dumped))
+            answer = _result_line(request_id, dumped)
+        except Exception:  # never leave the call unanswered: the upstream's own answer then
+            logger.warning("toolerr-mcp: could not send the annotated result of %s", name, exc_info=True)
+            answer = (
+                answered[0][1]
+                if answered
+                else _error_line(request_id, INTERNAL_ERROR, "toolerr-mcp proxy could not answer the call")
+            )
+        self._to_client(answer)
 
     # -- the client's side ---------------------------------------------------------------
 
