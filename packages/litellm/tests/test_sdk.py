@@ -67,6 +67,17 @@ def test_acompletion_model_group_form(handler: ToolErrorCallback, upstream: Upst
     assert upstream.last().json["messages"] == toolerr.rewrite_openai_chat(messages(), "c1")
 
 
+def test_router_model_group_form(handler: ToolErrorCallback, upstream: Upstream) -> None:
+    """Through a ``litellm.Router`` the deployment hook gets the deployment's model
+    (``openai/gpt-test``); the options of the model group the caller asked for apply."""
+    deployment = {"model": "openai/gpt-test", "api_base": f"{upstream.url}/v1", "api_key": "sk-up"}
+    router = litellm.Router(
+        model_list=[{"model_name": "openai/c1", "litellm_params": deployment}], num_retries=0
+    )
+    asyncio.run(router.acompletion(model="openai/c1", messages=messages()))
+    assert upstream.last().json["messages"] == toolerr.rewrite_openai_chat(messages(), "c1")
+
+
 def test_aresponses_is_rewritten(handler: ToolErrorCallback, upstream: Upstream) -> None:
     items: list[dict[str, Any]] = [
         {"role": "user", "content": "read it"},
