@@ -3,7 +3,8 @@
 Tools: ``bytes`` (a result whose text is not UTF-8), ``noise`` (a line that is not JSON,
 then the result), ``invalid`` (a result that is not a CallToolResult), ``schema`` (structured
 content that does not match the tool's output schema) ``extended`` (a failure with
-fields of its own) and ``surrogate`` (a failure whose text holds a lone surrogate).
+fields of its own) and ``surrogate`` (a failure whose text holds a lone surrogate) and ``ask`` (an input-required
+answer of the multi-round-trip protocol).
 """
 
 from __future__ import annotations
@@ -13,13 +14,23 @@ import sys
 
 TOOLS: list[dict[str, object]] = [
     {"name": name, "inputSchema": {"type": "object"}}
-    for name in ("bytes", "noise", "invalid", "extended", "surrogate")
+    for name in ("bytes", "noise", "invalid", "extended", "surrogate", "ask")
 ]
 EXTENDED = {
     "content": [{"type": "text", "text": "Error: 503 Service Unavailable", "x-vendor": "kept"}],
     "isError": True,
     "x-trace": {"id": "abc"},
     "_meta": {"vendor": 1},
+}
+INPUT_REQUIRED = {
+    "resultType": "input_required",
+    "inputRequests": {
+        "confirm": {
+            "method": "elicitation/create",
+            "params": {"message": "Delete it?", "requestedSchema": {"type": "object", "properties": {}}},
+        }
+    },
+    "requestState": "state-1",
 }
 TOOLS.append(
     {
@@ -75,6 +86,8 @@ def main() -> None:
             elif name == "surrogate":  # json.dumps escapes it: "\\ud800"
                 text = {"type": "text", "text": "Error: 503 Service Unavailable \ud800"}
                 send(None, {"jsonrpc": "2.0", "id": rid, "result": {"content": [text], "isError": True}})
+            elif name == "ask":  # a multi-round-trip answer: input required, not a result yet
+                send(None, {"jsonrpc": "2.0", "id": rid, "result": INPUT_REQUIRED})
             elif name == "schema":
                 result = {"content": [{"type": "text", "text": "n is x"}], "structuredContent": {"n": "x"}}
                 send(None, {"jsonrpc": "2.0", "id": rid, "result": result})

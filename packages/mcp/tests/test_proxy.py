@@ -18,7 +18,7 @@ import pytest
 import toolerr
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
-from raw_server import EXTENDED
+from raw_server import EXTENDED, INPUT_REQUIRED
 from toolerr_mcp import META_KEY
 from toolerr_mcp import _compat as compat
 
@@ -389,3 +389,10 @@ async def test_a_result_that_cannot_be_sent_annotated_passes_as_the_upstream_sen
         result = await call_as_bytes("extended")
     assert result == EXTENDED
     assert "could not send the annotated result of extended" in caplog.text
+
+
+async def test_an_input_required_answer_passes_as_it_is() -> None:
+    """A ``tools/call`` answered with ``resultType: "input_required"`` (the server asks the
+    client for input first) is no tool result yet: relayed as it is, not reported as an
+    invalid result."""
+    assert await call_as_bytes("ask") == INPUT_REQUIRED

@@ -528,6 +528,11 @@ class Proxy:
                     code if isinstance(code, int) else INTERNAL_ERROR, str(error.get("message", ""))
                 )
             given = response.get("result")
+            if isinstance(given, dict) and given.get("resultType", "complete") != "complete":
+                # not a tool result yet (input required: the server asks the client first)
+                relayed = object()
+                answered.append((relayed, raw, given))
+                return relayed  # passed through by the recovery, relayed as it is below
             result = _compat.CallToolResult.model_validate(given)
             if not _compat.is_error(result):
                 self._caller.validate(name, result)
