@@ -62,6 +62,18 @@ def test_acompletion_is_rewritten(handler: ToolErrorCallback, upstream: Upstream
     assert conversation == messages()  # the caller's list is not modified
 
 
+def test_acompletion_stream_is_rewritten(handler: ToolErrorCallback, upstream: Upstream) -> None:
+    async def main() -> str:
+        stream = await litellm.acompletion(
+            model="openai/gpt-test", messages=messages(), stream=True, **options(upstream)
+        )
+        return "".join([chunk.choices[0].delta.content or "" async for chunk in stream])
+
+    assert asyncio.run(main()) == "done"
+    assert upstream.last().json["stream"] is True
+    assert upstream.last().json["messages"] == toolerr.rewrite_openai_chat(messages())
+
+
 def test_acompletion_model_group_form(handler: ToolErrorCallback, upstream: Upstream) -> None:
     asyncio.run(litellm.acompletion(model="openai/c1", messages=messages(), **options(upstream)))
     assert upstream.last().json["messages"] == toolerr.rewrite_openai_chat(messages(), "c1")
