@@ -533,3 +533,76 @@ def test_cache_reuses_responses_and_anthropic_objects() -> None:
         assert all(a.tool_calls == b.tool_calls for a, b in zip(first, again, strict=True))
     other = toolerr.responses_to_messages(responses("Error: other"))
     assert other[-2].content == "Error: other"
+
+
+def test_a_call_without_arguments_says_so_whatever_the_wire() -> None:
+    """A tool without parameters is called with ``"{}"`` on the OpenAI wires and ``{}``
+    on Anthropic's: the note says "no arguments" for both, never "with  and"."""
+    chat_request: list[dict[str, Any]] = [
+        {"role": "user", "content": "list"},
+        {
+            "role": "assistant",
+            "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "list", "arguments": "{}"}}],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": RATE},
+    ]
+    anthropic_request: list[dict[str, Any]] = [
+        {"role": "user", "content": "list"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "list", "input": {}}]},
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "t1", "content": RATE, "is_error": True}],
+        },
+    ]
+    responses_request: list[dict[str, Any]] = [
+        {"role": "user", "content": "list"},
+        {"type": "function_call", "call_id": "f1", "name": "list", "arguments": " { } "},
+        {"type": "function_call_output", "call_id": "f1", "output": RATE},
+    ]
+    expected = NOTE_429.replace('read with path="a"', "list with no arguments")
+    assert rewrite_openai_chat(chat_request)[-1]["content"] == expected
+    assert rewrite_anthropic(anthropic_request)[-1]["content"][-1]["text"] == expected
+    assert rewrite_responses(responses_request)[-1]["content"][0]["text"] == expected
+
+
+def test_requests_share_no_objects_through_the_conversion_cache() -> None:
+    """Two runs whose requests hold equal content (lists of blocks) at the same positions:
+    what one run does to its own objects after its request (a framework compacting its
+    history in place, a client adding ``cache_control`` to what it sends) reaches neither
+    the other run's verdicts nor its objects, on every wire format."""
+    builders = {
+        "openai-chat": lambda: chat([{"type": "text", "text": RATE}]),
+        "anthropic": lambda: anthropic([{"type": "text", "text": RATE}], text="go on"),
+        "responses": lambda: responses([{"type": "input_text", "text": RATE}]),
+    }
+    for wire, build in builders.items():
+        for form in ("c1", "c3"):
+            first = build()
+            sent_first = rewrite_wire(wire, first, form=form).request
+            for item in first:  # run A edits its history in place
+                for blocks in (item.get("content"), item.get("output")):
+                    for block in blocks if isinstance(blocks, list) else ():
+                        block["text"] = "[removed]" if "text" in block else None
+                        for inner in block.get("content") or ():
+                            if isinstance(inner, dict):
+                                inner["text"] = "[removed]"
+            second = build()
+            sent_second = rewrite_wire(wire, second, form=form).request
+            assert sent_second == rewrite_wire(wire, build(), form=form).request != second, (wire, form)
+            assert "[removed]" not in json.dumps(sent_second), (wire, form)
+            # what run B sends holds none of run A's objects (nor of its own sent request)
+            seen: set[int] = set()
+
+            def walk(value: Any, into: set[int]) -> None:
+                if isinstance(value, (dict, list)):
+                    into.add(id(value))
+                    for inner in value.values() if isinstance(value, dict) else value:
+                        walk(inner, into)
+
+            walk(first, seen)
+            walk(sent_first, seen)
+            mine: set[int] = set()
+            walk(sent_second, mine)
+            walk_second: set[int] = set()
+            walk(second, walk_second)
+            assert not (mine - walk_second) & seen, (wire, form)

@@ -62,8 +62,31 @@ def test_acompletion_is_rewritten(handler: ToolErrorCallback, upstream: Upstream
     assert conversation == messages()  # the caller's list is not modified
 
 
+def test_acompletion_stream_is_rewritten(handler: ToolErrorCallback, upstream: Upstream) -> None:
+    async def main() -> str:
+        stream = await litellm.acompletion(
+            model="openai/gpt-test", messages=messages(), stream=True, **options(upstream)
+        )
+        return "".join([chunk.choices[0].delta.content or "" async for chunk in stream])
+
+    assert asyncio.run(main()) == "done"
+    assert upstream.last().json["stream"] is True
+    assert upstream.last().json["messages"] == toolerr.rewrite_openai_chat(messages())
+
+
 def test_acompletion_model_group_form(handler: ToolErrorCallback, upstream: Upstream) -> None:
     asyncio.run(litellm.acompletion(model="openai/c1", messages=messages(), **options(upstream)))
+    assert upstream.last().json["messages"] == toolerr.rewrite_openai_chat(messages(), "c1")
+
+
+def test_router_model_group_form(handler: ToolErrorCallback, upstream: Upstream) -> None:
+    """Through a ``litellm.Router`` the deployment hook gets the deployment's model
+    (``openai/gpt-test``); the options of the model group the caller asked for apply."""
+    deployment = {"model": "openai/gpt-test", "api_base": f"{upstream.url}/v1", "api_key": "sk-up"}
+    router = litellm.Router(
+        model_list=[{"model_name": "openai/c1", "litellm_params": deployment}], num_retries=0
+    )
+    asyncio.run(router.acompletion(model="openai/c1", messages=messages()))
     assert upstream.last().json["messages"] == toolerr.rewrite_openai_chat(messages(), "c1")
 
 
@@ -86,6 +109,69 @@ def test_sync_completion_runs_no_rewriting_hook(handler: ToolErrorCallback, upst
         **handler.rewrite_kwargs({"model": "openai/gpt-test", "messages": messages(), **options(upstream)})
     )
     assert upstream.last().json["messages"] == toolerr.rewrite_openai_chat(messages())
+
+
+def test_response_objects_appended_to_the_conversation(
+    handler: ToolErrorCallback, upstream: Upstream
+) -> None:
+    """The tool loop of LiteLLM's and OpenAI's docs appends the response's own objects
+    (``messages.append(response.choices[0].message)``, ``input += response.output``): a
+    failure after them is found as after dicts, on the sync way (``rewrite_kwargs``) and
+    on ``aresponses``; the objects themselves go on unchanged."""
+    from openai.types.responses import ResponseFunctionToolCall
+
+    call = {
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "read_file", "arguments": '{"path": "a"}'},
+    }
+    first = asyncio.run(
+        litellm.acompletion(
+            model="openai/gpt-test", messages=messages()[:1], mock_tool_calls=[call], **options(upstream)
+        )
+    )
+    assistant = first.choices[0].message
+    assert not isinstance(assistant, dict)
+    conversation = [messages()[0], assistant, messages()[2]]
+    sent = handler.rewrite_kwargs({"model": "openai/gpt-test", "messages": conversation, **options(upstream)})
+    assert sent["messages"][1] is assistant and len(sent["messages"]) == 4
+    litellm.completion(**sent)
+    assert upstream.last().json["messages"][3] == toolerr.rewrite_openai_chat(messages())[3]
+    output = ResponseFunctionToolCall(
+        type="function_call", id="fc_1", call_id="call_1", name="read_file", arguments='{"path": "a"}'
+    )
+    items: list[Any] = [
+        {"role": "user", "content": "read it"},
+        output,
+        {"type": "function_call_output", "call_id": "call_1", "output": RATE},
+    ]
+    asyncio.run(litellm.aresponses(model="openai/gpt-test", input=items, **options(upstream)))
+    received = upstream.last().json["input"]
+    assert len(received) == 4 and received[1]["call_id"] == "call_1"
+    assert received[3]["content"][0]["text"].startswith(
+        "Note from the tool runtime: the last attempt called read_file"
+    )
+    assert items[1] is output and len(items) == 3  # the caller's list is not modified
+    # Anthropic's loop: {"role": "assistant", "content": response.content} (the SDK's blocks)
+    from anthropic.types import TextBlock, ToolUseBlock
+
+    blocks = [
+        TextBlock(type="text", text="Reading."),
+        ToolUseBlock(type="tool_use", id="toolu_1", name="read_file", input={"path": "a"}),
+    ]
+    turns: list[dict[str, Any]] = [
+        {"role": "user", "content": "read it"},
+        {"role": "assistant", "content": blocks},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": RATE}]},
+    ]
+    sent = handler.rewrite_kwargs({"model": "claude", "messages": turns}, "anthropic_messages")
+    assert sent["messages"][1] is turns[1] and sent["messages"][1]["content"] is blocks
+    assert sent["messages"][2]["content"][1]["text"].startswith(
+        'Note from the tool runtime: the last attempt called read_file with path="a"'
+    )
+    c4 = {"model": "claude", "messages": turns, "metadata": {"toolerr": {"form": "c4"}}}
+    removed = handler.rewrite_kwargs(c4, "anthropic_messages")["messages"]
+    assert [block["type"] for block in removed[1]["content"]] == ["text"]  # the tool_use goes with its result
 
 
 def test_fails_open(caplog: pytest.LogCaptureFixture) -> None:

@@ -49,6 +49,10 @@ TRANSIENT_TEXT = "503 Service Unavailable: the search index is being rebuilt"
 FIXABLE_TEXT = "Invalid arguments: unit must be 'celsius' or 'fahrenheit', got 'kelvins'"
 UNRECOVERABLE_TEXT = "Permission denied: /etc/passwd is read-only"
 SECRET = "database password is hunter2"
+LOG_TEXT = (
+    'Traceback (most recent call last):\n  File "worker.py", line 12, in <module>\n'
+    "ConnectionRefusedError: [Errno 111] Connection refused\n"
+)
 
 
 def annotations(**hints: bool) -> types.ToolAnnotations:
@@ -149,6 +153,28 @@ def make_server(name: str = "toolerr-test") -> Any:
                 ),
             ),
         ]
+
+    @server.tool(structured_output=False, annotations=annotations(readOnlyHint=True))
+    def read_log(path: str) -> list[Any]:
+        """A file read as an embedded resource: a log whose first line starts like an error."""
+        count("read_log")
+        return [
+            types.EmbeddedResource(
+                type="resource",
+                resource=types.TextResourceContents(
+                    uri=f"file://{path}", text=LOG_TEXT, mimeType="text/plain"
+                ),
+            )
+        ]
+
+    @server.tool(annotations=annotations(readOnlyHint=True))
+    def lookup(key: str) -> types.CallToolResult:
+        """A failure told in structured content only (no text block: the TypeScript SDK's
+        servers may answer so)."""
+        count("lookup")
+        return types.CallToolResult.model_validate(
+            {"content": [], "structuredContent": {"error": TRANSIENT_TEXT, "key": key}, "isError": True}
+        )
 
     @server.tool()
     def image_error() -> str:

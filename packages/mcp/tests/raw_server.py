@@ -1,8 +1,10 @@
 """A misbehaving stdio MCP server, written without the SDK so it can send bad bytes.
 
 Tools: ``bytes`` (a result whose text is not UTF-8), ``noise`` (a line that is not JSON,
-then the result), ``invalid`` (a result that is not a CallToolResult) and ``schema`` (structured
-content that does not match the tool's output schema).
+then the result), ``invalid`` (a result that is not a CallToolResult), ``schema`` (structured
+content that does not match the tool's output schema) ``extended`` (a failure with
+fields of its own) and ``surrogate`` (a failure whose text holds a lone surrogate) and ``ask`` (an input-required
+answer of the multi-round-trip protocol).
 """
 
 from __future__ import annotations
@@ -11,8 +13,25 @@ import json
 import sys
 
 TOOLS: list[dict[str, object]] = [
-    {"name": name, "inputSchema": {"type": "object"}} for name in ("bytes", "noise", "invalid")
+    {"name": name, "inputSchema": {"type": "object"}}
+    for name in ("bytes", "noise", "invalid", "extended", "surrogate", "ask")
 ]
+EXTENDED = {
+    "content": [{"type": "text", "text": "Error: 503 Service Unavailable", "x-vendor": "kept"}],
+    "isError": True,
+    "x-trace": {"id": "abc"},
+    "_meta": {"vendor": 1},
+}
+INPUT_REQUIRED = {
+    "resultType": "input_required",
+    "inputRequests": {
+        "confirm": {
+            "method": "elicitation/create",
+            "params": {"message": "Delete it?", "requestedSchema": {"type": "object", "properties": {}}},
+        }
+    },
+    "requestState": "state-1",
+}
 TOOLS.append(
     {
         "name": "schema",
@@ -62,6 +81,13 @@ def main() -> None:
                 write(b"this line is not JSON-RPC")
                 content = [{"type": "text", "text": "after the noise"}]
                 send(None, {"jsonrpc": "2.0", "id": rid, "result": {"content": content}})
+            elif name == "extended":  # a failure with fields the SDK's models do not know
+                send(None, {"jsonrpc": "2.0", "id": rid, "result": EXTENDED})
+            elif name == "surrogate":  # json.dumps escapes it: "\\ud800"
+                text = {"type": "text", "text": "Error: 503 Service Unavailable \ud800"}
+                send(None, {"jsonrpc": "2.0", "id": rid, "result": {"content": [text], "isError": True}})
+            elif name == "ask":  # a multi-round-trip answer: input required, not a result yet
+                send(None, {"jsonrpc": "2.0", "id": rid, "result": INPUT_REQUIRED})
             elif name == "schema":
                 result = {"content": [{"type": "text", "text": "n is x"}], "structuredContent": {"n": "x"}}
                 send(None, {"jsonrpc": "2.0", "id": rid, "result": result})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sys
 import time
@@ -17,12 +18,14 @@ import pytest
 import toolerr
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from raw_server import EXTENDED, INPUT_REQUIRED
 from toolerr_mcp import META_KEY
 from toolerr_mcp import _compat as compat
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 RAW_SERVER = str(Path(__file__).with_name("raw_server.py"))
+INIT = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bytes", "version": "0"}}
 
 
 def texts(result: Any) -> list[str]:
@@ -295,3 +298,101 @@ async def test_a_start_failure_blocks_nothing_once_the_server_runs(tmp_path: Pat
             assert "echo" in [t.name for t in (await session.list_tools()).tools]  # it starts now
             again = await session.call_tool("echo", {"text": "x"})
     assert texts(again) == ["x"]
+
+
+def test_a_long_upstream_command_keeps_its_arguments_in_the_messages() -> None:
+    """The command in the proxy's errors is cut in the middle, not at the end: an
+    interpreter deep in a virtual environment must not hide the server and its arguments
+    (what tells two upstreams apart), whatever the checkout's path."""
+    from toolerr_mcp._proxy import Upstream
+
+    venv_python = "/home/someone/projects/agent-platform/.venv-production-2026/bin/python3.11"
+    command = [venv_python, "-m", "company_mcp_servers.inventory", "--config", "/etc/inventory/prod.toml"]
+    display = Upstream(command).display
+    assert len(display) <= 120
+    assert display.startswith("/home/someone/")
+    assert display.endswith("--config /etc/inventory/prod.toml")
+    short = [sys.executable, "server.py"]
+    assert Upstream(short).display == f"{sys.executable} server.py"
+
+
+async def call_as_bytes(tool: str) -> dict[str, Any]:
+    """The proxy (in this process, over the raw server) answering one ``tools/call``, as the
+    JSON its client reads (a client SDK would drop what it does not know)."""
+    import asyncio
+
+    from toolerr_mcp import Proxy
+
+    requests = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": tool, "arguments": {}}},
+    ]
+    lines: asyncio.Queue[bytes] = asyncio.Queue()
+    answers: dict[Any, Any] = {}
+
+    def write(line: bytes) -> None:
+        message = json.loads(line.decode("utf-8"))  # what a client reads: UTF-8 JSON
+        answers[message.get("id")] = message
+        if message.get("id") == 2:
+            lines.put_nowait(b"")  # the client closes its side
+
+    for request in requests:
+        lines.put_nowait(json.dumps(request).encode() + b"\n")
+    with open(os.devnull, "w") as errlog:
+        proxy = Proxy([sys.executable, RAW_SERVER], errlog=errlog)
+        with anyio.fail_after(30):
+            await proxy.serve(lines.get, write)
+    assert 2 in answers, "the call was never answered"
+    answer: dict[str, Any] = answers[2]["result"]
+    return answer
+
+
+async def test_a_failed_result_keeps_the_fields_the_sdk_does_not_know() -> None:
+    """The proxy's answer to a failed call: the upstream's result with the guidance
+    appended and the classification in ``_meta``, its own fields (newer protocol
+    revisions, vendor extensions) kept."""
+    result = await call_as_bytes("extended")
+    assert result["x-trace"] == {"id": "abc"}
+    assert result["content"][0] == {
+        "type": "text",
+        "text": "Error: 503 Service Unavailable",
+        "x-vendor": "kept",
+    }
+    assert result["content"][1:] == [{"type": "text", "text": toolerr.GUIDANCE["transient"]}]
+    assert result["isError"] is True
+    assert result["_meta"]["vendor"] == 1 and result["_meta"][META_KEY]["kind"] == "transient"
+
+
+async def test_a_failed_result_with_a_lone_surrogate_is_answered() -> None:
+    """A failed result whose text holds a lone surrogate (valid JSON, ``"\\ud800"``, not
+    valid UTF-8): the client gets the annotated result with the text as the upstream sent
+    it, not silence."""
+    result = await call_as_bytes("surrogate")
+    assert result["isError"] is True
+    assert result["content"][0]["text"] == "Error: 503 Service Unavailable \ud800"
+    assert result["content"][-1]["text"] == toolerr.GUIDANCE["transient"]
+
+
+async def test_a_result_that_cannot_be_sent_annotated_passes_as_the_upstream_sent_it(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Fail open at the last step too: when the annotated result cannot be written, the
+    client gets the upstream's own answer (logged at WARNING), never silence."""
+    import toolerr_mcp._proxy as proxy_module
+
+    def broken(*args: Any) -> Any:
+        raise RuntimeError("toolerr bug")
+
+    monkeypatch.setattr(proxy_module, "_annotated", broken)
+    with caplog.at_level(logging.WARNING, logger="toolerr"):
+        result = await call_as_bytes("extended")
+    assert result == EXTENDED
+    assert "could not send the annotated result of extended" in caplog.text
+
+
+async def test_an_input_required_answer_passes_as_it_is() -> None:
+    """A ``tools/call`` answered with ``resultType: "input_required"`` (the server asks the
+    client for input first) is no tool result yet: relayed as it is, not reported as an
+    invalid result."""
+    assert await call_as_bytes("ask") == INPUT_REQUIRED

@@ -354,6 +354,27 @@ async def test_huge_error_is_annotated_and_the_note_is_capped(session: Recoverin
     assert len(meta(result)["note"]) < 3000
 
 
+async def test_a_resource_that_reads_like_an_error_is_data(session: RecoveringSession) -> None:
+    """A successful read whose embedded text resource is a log starting with a traceback:
+    the resource is the data the tool returned, not its error message. The result passes
+    as the server sent it (no error flag, no retry guidance)."""
+    direct = await session.session.call_tool("read_log", {"path": "/var/log/worker.log"})
+    result = await session.call_tool("read_log", {"path": "/var/log/worker.log"})
+    assert result.model_dump_json(by_alias=True) == direct.model_dump_json(by_alias=True)
+    assert not compat.is_error(result) and (result.meta is None or META_KEY not in result.meta)
+
+
+async def test_a_failure_told_in_structured_content_only(session: RecoveringSession) -> None:
+    """is_error with no text block and the error in ``structuredContent``: classified from
+    it (a 503: retry), the guidance appended, the structured content kept."""
+    result = await session.call_tool("lookup", {"key": "k"})
+    assert compat.is_error(result)
+    assert compat.structured_content(result) == {"error": servers.TRANSIENT_TEXT, "key": "k"}
+    assert meta(result)["kind"] == "transient"
+    assert texts(result) == [toolerr.GUIDANCE["transient"]]
+    assert servers.TRANSIENT_TEXT in meta(result)["note"]
+
+
 async def test_image_only_failure_content_is_kept(session: RecoveringSession) -> None:
     result = await session.call_tool("image_error", {})
     assert compat.is_error(result)

@@ -543,11 +543,11 @@ def render_note(
     max_chars: int = DEFAULT_MAX_ERROR_CHARS,
 ) -> str:
     """The runtime note of the contract's "Delivery forms", byte-exact."""
+    # none, {} and an empty object written as text ("{}") all show as "no arguments"
+    shown = clean_text(format_arguments(arguments, raw), max_chars)
     body = NOTE_TEMPLATE.format(
         name=clean_text(name, 200) or "a tool",
-        arguments=clean_text(format_arguments(arguments, raw), max_chars)
-        if arguments or raw
-        else "no arguments",
+        arguments=shown or "no arguments",
         error=clean_text(error, max_chars),
     )
     return f"{body}\n\n{guidance}"

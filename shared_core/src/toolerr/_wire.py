@@ -22,12 +22,18 @@ A one-call rewrite (:func:`rewrite_openai_chat`, :func:`rewrite_anthropic`,
 - the ledger is rebuilt from the request itself: nothing is kept across requests for
   correctness.
 
+SDK objects in a request (pydantic models: a response's message or output items, an
+Anthropic response's content blocks, appended as the SDKs return them) are read as the
+dicts they dump to; those that do not change go on as they are.
+
 Stdlib only; the input is never modified. Fails open: an internal error returns the
 request unchanged and logs on logger ``toolerr``.
 """
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import json
 import logging
 import threading
@@ -78,6 +84,26 @@ def _flag(value: Any) -> bool | None:
     return value if isinstance(value, bool) else None
 
 
+def _copy(value: Any) -> Any:
+    """A container value as a deep copy of its own (strings and numbers as they are)."""
+    return value if value is None or isinstance(value, (str, int, float)) else copy.deepcopy(value)
+
+
+def _own(message: Message) -> Message:
+    """A message to keep in a conversion cache: holding none of the request's objects,
+    so that what a caller later does to its own objects (compacting its history in
+    place) never reaches another request that hits the cache."""
+    calls = tuple(_own_call(call) for call in message.tool_calls)
+    return dataclasses.replace(message, content=_copy(message.content), tool_calls=calls)
+
+
+def _own_call(call: ToolCall) -> ToolCall:
+    arguments = call.arguments
+    if arguments is None or isinstance(arguments, (str, int, float)):
+        return call
+    return dataclasses.replace(call, arguments=copy.deepcopy(arguments))
+
+
 class _Converted:
     """A request converted to neutral messages, with what it takes to convert back."""
 
@@ -113,6 +139,7 @@ def _chat_in(items: Sequence[Any], client: str, offset: int) -> _Converted:
         if message is None:
             message = _chat_message(item, client, index)
             if key is not None:
+                message = _own(message)
                 _remember(key, message)
         append(message)
     return out
@@ -221,7 +248,7 @@ def _chat_out(items: Sequence[Any], conv: _Converted, new: Sequence[Message]) ->
     for message in new:
         origin = message.origin
         if origin is None:  # a note toolerr added
-            out.append({"role": "user", "content": message.content})
+            out.append({"role": "user", "content": _copy(message.content)})
             continue
         item = items[origin[0]]
         if id(message) in originals:
@@ -235,8 +262,8 @@ def _chat_out(items: Sequence[Any], conv: _Converted, new: Sequence[Message]) ->
             if kept:
                 changed["tool_calls"] = kept
             out.append(changed)
-        else:
-            out.append({**item, "content": message.content})
+        else:  # a copy: the content may come from a conversion cache
+            out.append({**item, "content": _copy(message.content)})
     return out
 
 
@@ -290,6 +317,7 @@ def _anthropic_in(items: Sequence[Any], client: str, offset: int) -> _Converted:
         if cached is None:
             cached = tuple(_anthropic_turn(item, client, index))
             if key is not None:
+                cached = tuple(map(_own, cached))
                 _remember_turn(key, cached)
         out.messages.extend(cached)
     return out
@@ -426,12 +454,12 @@ def _anthropic_out(items: Sequence[Any], conv: _Converted, new: Sequence[Message
 
 def _anthropic_blocks(items: Sequence[Any], conv: _Converted, part: Message, original: bool) -> list[Any]:
     if part.origin is None:
-        return _as_blocks(part.content)
+        return _as_blocks(_copy(part.content))
     index, position = part.origin
     content = items[index].get("content")
     if part.role == "tool":
         block = content[position]
-        return [block] if original else [{**block, "content": part.content}]
+        return [block] if original else [{**block, "content": _copy(part.content)}]
     if part.role == "assistant":
         if original or not isinstance(content, list):
             return _as_blocks(content)
@@ -448,7 +476,7 @@ def _anthropic_blocks(items: Sequence[Any], conv: _Converted, part: Message, ori
         if isinstance(content, list):
             return [b for b in content if not (isinstance(b, Mapping) and b.get("type") == "tool_result")]
         return _as_blocks(content)
-    return _as_blocks(part.content)
+    return _as_blocks(_copy(part.content))
 
 
 def _anthropic_tail(items: Sequence[Any]) -> int:
@@ -576,6 +604,7 @@ def _responses_in(items: Sequence[Any], client: str, offset: int) -> _Converted:
                 neutral_role: Role = "user" if role == "user" else "system"
                 message = Message(role=neutral_role, content=item.get("content"), origin=(index, None))
                 if item_key is not None:
+                    message = _own(message)
                     _remember_piece(item_key, message)
             out.messages.append(message)
         elif kind in _RESPONSES_CALLS:
@@ -584,6 +613,7 @@ def _responses_in(items: Sequence[Any], client: str, offset: int) -> _Converted:
             if call is None:
                 call = _responses_call(item, kind)
                 if item_key is not None:
+                    call = _own_call(call)
                     _remember_piece(item_key, call)
             if kind == "local_shell_call" and isinstance(item.get("id"), str) and call.id is not None:
                 local_ids[item["id"]] = call.id
@@ -623,6 +653,7 @@ def _responses_in(items: Sequence[Any], client: str, offset: int) -> _Converted:
                 origin=(index, None),
             )
             if output_key is not None:
+                message = _own(message)
                 _remember_piece(output_key, message)
             out.messages.append(message)
         elif isinstance(kind, str) and kind.endswith("_output"):
@@ -650,6 +681,7 @@ def _input_text(content: Any, before: Any) -> Any:
 
 def _responses_out(items: Sequence[Any], conv: _Converted, new: Sequence[Message]) -> list[Any]:
     originals = {id(m) for m in conv.messages}
+    sources = {m.origin: m for m in conv.messages if m.origin is not None}
     out: list[Any] = []
     for message in new:
         origin = message.origin
@@ -661,7 +693,7 @@ def _responses_out(items: Sequence[Any], conv: _Converted, new: Sequence[Message
                     "content": [{"type": "input_text", "text": message.content}],
                 }
                 if isinstance(message.content, str)
-                else {"type": "message", "role": "user", "content": _input_text(message.content, None)}
+                else {"type": "message", "role": "user", "content": _copy(_input_text(message.content, None))}
             )
             continue
         index, part = origin
@@ -676,10 +708,11 @@ def _responses_out(items: Sequence[Any], conv: _Converted, new: Sequence[Message
         item = items[index]
         if id(message) in originals:
             out.append(item)
-        elif message.role == "tool":
-            out.append({**item, "output": _input_text(message.content, item.get("output"))})
-        else:
-            out.append({**item, "content": _input_text(message.content, item.get("content"))})
+            continue
+        # the blocks of the content converted (a conversion cache's own): kept as they are
+        before = sources[origin].content if origin in sources else None
+        field = "output" if message.role == "tool" else "content"
+        out.append({**item, field: _copy(_input_text(message.content, before))})
     return out
 
 
@@ -750,9 +783,22 @@ def rewrite_wire(
     name = normalise_client(client if client is not None else layer.policy.client)
     if not isinstance(request, list) or not request:
         return WireRewrite(request, False)
-    convert, back, tail = _FORMATS[wire]
     try:
-        start = tail(request)
+        return _rewrite(wire, request, layer, name)
+    except ToolLoopError:
+        raise
+    except Exception as exc:
+        logger.warning("toolerr: %s rewrite failed; the request passes unchanged", wire, exc_info=True)
+        return WireRewrite(request, False, (), f"{type(exc).__name__}: {exc}")
+
+
+def _rewrite(
+    wire: str, request: list[Any], layer: ToolErrorLayer, name: str, plain: bool = False
+) -> WireRewrite:
+    convert, back, tail = _FORMATS[wire]
+    start = tail(request)
+    # SDK objects in the request (``plain``: none) are read as the dicts they stand for.
+    if plain or not _has_objects(request[start:] if start < len(request) else request, wire):
         if start >= len(request) - 1:
             return WireRewrite(request, False)
         # Fast path: nothing failed at the decision step -> the same object, unconverted.
@@ -760,18 +806,63 @@ def rewrite_wire(
         step = find_decision_step(recent)
         if step is None or not any(layer.inspect(r.message).failed for r in step.results):
             return WireRewrite(request, False)
-        conv = convert(request, name, 0)
-        result = layer.rewrite(conv.messages)
-        if result.error is not None:
-            return WireRewrite(request, False, result.records, result.error)
-        if not result.changed:
-            return WireRewrite(request, False, result.records)
-        return WireRewrite(back(request, conv, result.messages), True, result.records)
-    except ToolLoopError:
-        raise
-    except Exception as exc:
-        logger.warning("toolerr: %s rewrite failed; the request passes unchanged", wire, exc_info=True)
-        return WireRewrite(request, False, (), f"{type(exc).__name__}: {exc}")
+    if not plain:
+        view = _plain_view(request, wire)
+        if view is not None:
+            viewed = _rewrite(wire, view[0], layer, name, plain=True)
+            if not viewed.changed:
+                return WireRewrite(request, False, viewed.records, viewed.error)
+            originals = view[1]
+            out = [originals.get(id(item), item) for item in viewed.request]
+            return WireRewrite(out, True, viewed.records)
+    conv = convert(request, name, 0)
+    result = layer.rewrite(conv.messages)
+    if result.error is not None:
+        return WireRewrite(request, False, result.records, result.error)
+    if not result.changed:
+        return WireRewrite(request, False, result.records)
+    return WireRewrite(back(request, conv, result.messages), True, result.records)
+
+
+def _has_objects(items: Sequence[Any], wire: str) -> bool:
+    """Whether items (or an Anthropic turn's blocks) are other than dicts."""
+    for item in items:
+        if type(item) is not dict:
+            return True
+        if wire == "anthropic":
+            content = item.get("content")
+            if type(content) is list and any(type(block) is not dict for block in content):
+                return True
+    return False
+
+
+def _dumped(value: Any) -> Any:
+    """A pydantic model (an SDK's message, output item or content block) as its JSON dict."""
+    if isinstance(value, Mapping):
+        return value
+    dump = getattr(value, "model_dump", None)
+    if not callable(dump):
+        return value
+    plain = dump(mode="json", exclude_none=True)
+    return plain if isinstance(plain, Mapping) else value
+
+
+def _plain_view(request: list[Any], wire: str) -> tuple[list[Any], dict[int, Any]] | None:
+    """The request with the SDK objects callers append as they got them
+    (``messages.append(response.choices[0].message)``, ``input += response.output``,
+    Anthropic's ``{"role": "assistant", "content": response.content}``) as dicts, and the
+    original of each dict made, by identity; ``None`` when it holds none."""
+    view: list[Any] = []
+    originals: dict[int, Any] = {}
+    for item in request:
+        plain = _dumped(item)
+        content = plain.get("content") if wire == "anthropic" and isinstance(plain, Mapping) else None
+        if isinstance(content, list) and any(type(block) is not dict for block in content):
+            plain = {**plain, "content": [_dumped(block) for block in content]}
+        if plain is not item:
+            originals[id(plain)] = item
+        view.append(plain)
+    return (view, originals) if originals else None
 
 
 def rewrite_openai_chat(

@@ -132,9 +132,20 @@ class ToolErrorCallback(CustomLogger):
                 layer = self._layers[key] = ToolErrorLayer(policy)
             return layer
 
-    def _resolve(self, data: Mapping[str, Any], headers: Mapping[str, Any]) -> tuple[Policy, str]:
+    def _model_group(self, data: Mapping[str, Any]) -> str | None:
+        """The model group asked for: the request's ``model`` (proxy), or the group a
+        ``litellm.Router`` routed it from (its deployment hook gets the deployment's model)."""
+        for key in ("metadata", "litellm_metadata"):
+            metadata = data.get(key)
+            group = metadata.get("model_group") if isinstance(metadata, Mapping) else None
+            if isinstance(group, str) and group in self.model_groups:
+                return group
         model = data.get("model")
-        group = self.model_groups.get(model, {}) if isinstance(model, str) else {}
+        return model if isinstance(model, str) else None
+
+    def _resolve(self, data: Mapping[str, Any], headers: Mapping[str, Any]) -> tuple[Policy, str]:
+        model = self._model_group(data)
+        group = self.model_groups.get(model, {}) if model is not None else {}
         options: dict[str, Any] = dict(group)
         client = group.get("client", self.client)
         if self.request_overrides:

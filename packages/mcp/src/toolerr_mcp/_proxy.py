@@ -102,7 +102,8 @@ class Upstream:
     @property
     def display(self) -> str:
         text = shlex.join(self.command)
-        return text if len(text) <= 120 else text[:117] + "..."
+        # cut in the middle: the end holds the server and its arguments, the start the program
+        return text if len(text) <= 120 else f"{text[:40]} ... {text[-75:]}"
 
     async def spawn(
         self, on_message: Callable[[bytes], None], on_exit: Callable[[], None]
@@ -210,16 +211,19 @@ class Upstream:
         self.process = None
 
 
+def _line(body: dict[str, Any]) -> bytes:
+    try:
+        return json.dumps(body, ensure_ascii=False).encode() + b"\n"
+    except UnicodeEncodeError:  # a lone surrogate (valid JSON as "\ud800", not UTF-8): escaped
+        return json.dumps(body).encode() + b"\n"
+
+
 def _error_line(request_id: Any, code: int, message: str) -> bytes:
-    body = {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
-    return json.dumps(body, ensure_ascii=False).encode() + b"\n"
+    return _line({"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}})
 
 
 def _result_line(request_id: Any, result: Any) -> bytes:
-    return (
-        json.dumps({"jsonrpc": "2.0", "id": request_id, "result": result}, ensure_ascii=False).encode()
-        + b"\n"
-    )
+    return _line({"jsonrpc": "2.0", "id": request_id, "result": result})
 
 
 def _task_augmented(message: dict[str, Any]) -> bool:
@@ -495,7 +499,7 @@ class Proxy:
         name: str = given_name if isinstance(given_name, str) else ""
         given_args = params.get("arguments")
         arguments: dict[str, Any] = given_args if isinstance(given_args, dict) else {}
-        answered: list[tuple[Any, bytes]] = []
+        answered: list[tuple[Any, bytes, Any]] = []
 
         async def invoke() -> Any:
             await self._ensure_started()  # UpstreamUnavailable / UpstreamNotReady
@@ -523,10 +527,16 @@ class Proxy:
                 raise _compat.make_mcp_error(
                     code if isinstance(code, int) else INTERNAL_ERROR, str(error.get("message", ""))
                 )
-            result = _compat.CallToolResult.model_validate(response.get("result"))
+            given = response.get("result")
+            if isinstance(given, dict) and given.get("resultType", "complete") != "complete":
+                # not a tool result yet (input required: the server asks the client first)
+                relayed = object()
+                answered.append((relayed, raw, given))
+                return relayed  # passed through by the recovery, relayed as it is below
+            result = _compat.CallToolResult.model_validate(given)
             if not _compat.is_error(result):
                 self._caller.validate(name, result)
-            answered.append((result, raw))
+            answered.append((result, raw, given))
             return result
 
         try:
@@ -544,9 +554,20 @@ class Proxy:
             self._calls.pop(request_id, None)
         if answered and result is answered[0][0]:
             self._to_client(answered[0][1])  # a success: the upstream's own bytes
-        else:
+            return
+        try:
             dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
-            self._to_client(_result_line(request_id, dumped))
+            if answered:  # the upstream's result annotated: its own fields kept
+                dumped = _annotated(answered[0][2], answered[0][0], dumped)
+            answer = _result_line(request_id, dumped)
+        except Exception:  # never leave the call unanswered: the upstream's own answer then
+            logger.warning("toolerr-mcp: could not send the annotated result of %s", name, exc_info=True)
+            answer = (
+                answered[0][1]
+                if answered
+                else _error_line(request_id, INTERNAL_ERROR, "toolerr-mcp proxy could not answer the call")
+            )
+        self._to_client(answer)
 
     # -- the client's side ---------------------------------------------------------------
 
@@ -688,6 +709,28 @@ class Proxy:
                 stdout.flush()
 
         await self.serve(receive, write)
+
+
+def _annotated(given: Any, original: Any, dumped: dict[str, Any]) -> dict[str, Any]:
+    """The upstream's own result (``given``, as it sent it) with what toolerr changed in
+    ``original`` to make ``dumped``: blocks appended, the error flag, ``_meta``. The SDK's
+    models drop the fields they do not know (newer protocol revisions, vendor extensions);
+    this keeps them. ``dumped`` when the change is not of that shape."""
+    if not isinstance(given, dict) or not isinstance(given.get("content"), list):
+        return dumped
+    try:
+        before = original.model_dump(by_alias=True, mode="json", exclude_none=True)
+        old, new = before.get("content") or [], dumped.get("content") or []
+        if new[: len(old)] != old:
+            return dumped
+        out = {**given, "content": [*given["content"], *new[len(old) :]]}
+        out.update(
+            (key, value) for key, value in dumped.items() if key != "content" and before.get(key) != value
+        )
+        return out
+    except Exception:
+        logger.warning("toolerr-mcp: could not keep the upstream's own result fields", exc_info=True)
+        return dumped
 
 
 def _version() -> str:

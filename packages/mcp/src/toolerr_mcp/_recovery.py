@@ -23,6 +23,7 @@ interceptor).
 from __future__ import annotations
 
 import itertools
+import json
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
@@ -229,8 +230,12 @@ class CallRecovery:
         run: object | None,
     ) -> Any:
         try:
-            content = neutral_content(result.content)
             flag = _compat.is_error(result)
+            content = neutral_content(result.content, resource_text=flag)
+            structured = _compat.structured_content(result)
+            if flag and structured is not None and not any(b["type"] == "text" for b in content):
+                # a failure told in structured content only: that is its error text
+                content.append({"type": "text", "text": json.dumps(structured, ensure_ascii=False)})
             verdict = None
             if before_failure is not None:
                 verdict = self._layer.inspect_tool_result(
@@ -282,9 +287,12 @@ def describe_exception(exc: BaseException) -> str:
     return f"{name}: {message}" if message else name
 
 
-def neutral_content(content: Any) -> list[dict[str, Any]]:
+def neutral_content(content: Any, *, resource_text: bool = True) -> list[dict[str, Any]]:
     """MCP content blocks as the neutral content toolerr reads: text as text; images,
-    audio and binary resources as a short description (their data is not error text)."""
+    audio and binary resources as a short description (their data is not error text).
+    ``resource_text``: whether an embedded text resource's text is read too (only for a
+    result the server flagged as an error: in a success it is the data the tool returned,
+    a file or a log, not an error message)."""
     blocks: list[dict[str, Any]] = []
     for block in content or ():
         kind = getattr(block, "type", None)
@@ -295,9 +303,9 @@ def neutral_content(content: Any) -> list[dict[str, Any]]:
         resource = getattr(block, "resource", None)
         if resource is not None:
             entry: dict[str, Any] = {"type": "resource", "uri": str(getattr(resource, "uri", ""))}
-            resource_text = getattr(resource, "text", None)
-            if isinstance(resource_text, str):
-                entry["text"] = resource_text
+            data = getattr(resource, "text", None)
+            if resource_text and isinstance(data, str):
+                entry["text"] = data
             blocks.append(entry)
             continue
         entry = {"type": str(kind or type(block).__name__)}
