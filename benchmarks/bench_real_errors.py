@@ -49,7 +49,8 @@ def bounds(rs: list[evaluate.Result], twins: dict[int, set[str]]) -> str:
                 floor_wrong += 1
         wrong = sum(r.score == "wrong" for r in sub)
         keep = [r for r in sub if len(twins[id(r)]) == 1]
-        correct_then = sum(r.score == "correct" for r in keep) + sum(r.case.kind == "ambiguous" for r in shared)
+        correct_then = sum(r.score == "correct" for r in keep)
+        correct_then += sum(r.case.kind == "ambiguous" for r in shared)
         wrong_then = sum(r.score == "wrong" for r in keep)
         n = len(sub)
         texts = len({(r.framework, evaluate._cause_free(r.text)) for r in shared})

@@ -81,7 +81,7 @@ def classify_lines(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
         try:
             yield classify_line(line)
         except Exception as exc:
-            logger.exception("toolerr classify: internal error on a line")
+            logger.warning("toolerr classify: internal error on a line", exc_info=True)
             yield {"error": f"internal error: {type(exc).__name__}: {exc}"}
 
 

@@ -724,7 +724,7 @@ class ToolErrorLayer:
                     ledger.check(name, arguments, raw=raw), loop_action=self.policy.loop_action
                 )
         except Exception:
-            logger.exception("toolerr: check_call failed; the call runs unchanged")
+            logger.warning("toolerr: check_call failed; the call runs unchanged", exc_info=True)
             return _ALLOW
         return self._decided(name, decision)
 
@@ -815,7 +815,7 @@ class ToolErrorLayer:
         except ToolLoopError:
             raise
         except Exception as exc:
-            logger.exception("toolerr: delivering a tool result failed; it passes unchanged")
+            logger.warning("toolerr: delivering a tool result failed; it passes unchanged", exc_info=True)
             return ResultDelivery(NOT_FAILED, content, False, error=f"{type(exc).__name__}: {exc}")
 
     def _deliver_result(
@@ -944,7 +944,7 @@ class ToolErrorLayer:
         except ToolLoopError:
             raise
         except Exception as exc:
-            logger.exception("toolerr: rewrite failed; the conversation passes unchanged")
+            logger.warning("toolerr: rewrite failed; the conversation passes unchanged", exc_info=True)
             return Rewrite(list(messages), False, (), error=f"{type(exc).__name__}: {exc}")
 
     def _rewrite(self, messages: Sequence[Message], run: object | None) -> Rewrite:
@@ -990,7 +990,7 @@ class ToolErrorLayer:
             try:
                 self.on_record(record)
             except Exception:
-                logger.exception("toolerr: on_record callback raised; ignored")
+                logger.warning("toolerr: on_record callback raised; ignored", exc_info=True)
         return record
 
     @staticmethod

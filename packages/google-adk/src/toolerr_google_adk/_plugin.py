@@ -141,7 +141,9 @@ class ToolErrorPlugin(BasePlugin):
             key = _call_key(tool_context, tool_context.function_call_id)
             self.layer.remember(key, verdict, content=response_content(response)[0])
         except Exception:
-            logger.exception("toolerr: classifying a tool exception failed; ADK handles it as usual")
+            logger.warning(
+                "toolerr: classifying a tool exception failed; ADK handles it as usual", exc_info=True
+            )
             return None
         return response
 
@@ -168,7 +170,7 @@ class ToolErrorPlugin(BasePlugin):
         except ToolLoopError:
             raise
         except Exception:
-            logger.exception("toolerr: rewriting the model request failed; it passes unchanged")
+            logger.warning("toolerr: rewriting the model request failed; it passes unchanged", exc_info=True)
         return None
 
     # -- loops -------------------------------------------------------------------------
@@ -187,7 +189,7 @@ class ToolErrorPlugin(BasePlugin):
             ledger = snapshot.ledger(self.layer)
             arguments = dict(tool_args)
         except Exception:
-            logger.exception("toolerr: checking a tool call for repeats failed; the call runs")
+            logger.warning("toolerr: checking a tool call for repeats failed; the call runs", exc_info=True)
             return None
         decision = self.layer.check_call(tool.name, arguments, ledger=ledger)
         if decision.action != "block":
@@ -200,7 +202,7 @@ class ToolErrorPlugin(BasePlugin):
             if verdict is not None:  # the result the next request holds is the JSON payload
                 self.layer.remember(key, verdict, content=response_content(response)[0])
         except Exception:
-            logger.exception("toolerr: answering a blocked call failed; the call runs")
+            logger.warning("toolerr: answering a blocked call failed; the call runs", exc_info=True)
             return None
         return response
 

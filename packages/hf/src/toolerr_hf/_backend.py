@@ -324,7 +324,7 @@ class LocalToolModel:
             try:
                 banned = self.banned_calls(messages, ledger)
             except Exception:
-                logger.exception("toolerr: could not build the ban; decoding without it")
+                logger.warning("toolerr: could not build the ban; decoding without it", exc_info=True)
         banned.extend(text.strip() for text in extra if text.strip())
         return shown, list(dict.fromkeys(banned)), records
 

@@ -295,7 +295,9 @@ class FailedCallBan(LogitsProcessor):
         except _RowsMismatch:
             raise
         except Exception:
-            logger.exception("toolerr: FailedCallBan failed; this step is decoded without the ban")
+            logger.warning(
+                "toolerr: FailedCallBan failed; this step is decoded without the ban", exc_info=True
+            )
             self._rows = None
             return scores
 

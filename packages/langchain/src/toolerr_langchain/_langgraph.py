@@ -56,7 +56,7 @@ def handle_tool_errors(e: Exception) -> str:
         if run is not None:
             TEXT_VERDICTS.put(run, content, _CLASSIFIER.inspect_exception(e, text=content))
     except Exception:  # fail open: the error result goes out unclassified
-        logger.exception("toolerr: classifying a ToolNode exception failed")
+        logger.warning("toolerr: classifying a ToolNode exception failed", exc_info=True)
     return content
 
 
@@ -87,6 +87,6 @@ def rewrite_messages(
     except ToolLoopError:
         raise
     except Exception:  # fail open
-        logger.exception("toolerr: rewriting the messages failed; they pass unchanged")
+        logger.warning("toolerr: rewriting the messages failed; they pass unchanged", exc_info=True)
         return list(messages)
     return list(messages) if rewritten is None else rewritten

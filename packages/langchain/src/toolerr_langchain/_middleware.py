@@ -229,7 +229,9 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
         except ToolLoopError:
             raise
         except Exception:  # fail open: the model sees what LangChain built
-            logger.exception("toolerr: rewriting the model request failed; the messages pass unchanged")
+            logger.warning(
+                "toolerr: rewriting the model request failed; the messages pass unchanged", exc_info=True
+            )
             return request
         if messages is None and settings is None:
             return request
@@ -254,7 +256,9 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
             restore_verdicts(self.layer, messages, scope)
             converted = [neutral(message) for message in messages]
         except Exception:  # fail open: the call runs
-            logger.exception("toolerr: reading the conversation for the loop check failed; the call runs")
+            logger.warning(
+                "toolerr: reading the conversation for the loop check failed; the call runs", exc_info=True
+            )
             return None
         decision = self.layer.check_call(tool_name, call.get("args", {}), messages=converted, run=scope)
         if decision.action != "block":
@@ -267,7 +271,9 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
             verdict = self.layer.recall(call.get("id"), content, run=scope)
             return with_verdict(message, verdict) if verdict is not None else message
         except Exception:  # fail open: the call runs
-            logger.exception("toolerr: answering a blocked repeat of %s failed; the call runs", tool_name)
+            logger.warning(
+                "toolerr: answering a blocked repeat of %s failed; the call runs", tool_name, exc_info=True
+            )
             return None
 
     def _error_result(
@@ -283,7 +289,7 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
         try:
             return with_verdict(message, self.layer.inspect_exception(exc, tool=tool_name))
         except Exception:  # fail open: the error result goes out unclassified
-            logger.exception("toolerr: classifying the exception of %s failed", tool_name)
+            logger.warning("toolerr: classifying the exception of %s failed", tool_name, exc_info=True)
             return message
 
     def _annotated(self, result: Any, tool_name: str) -> Any:
@@ -297,7 +303,7 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
                 return result
             return with_verdict(result, self.layer.inspect(to_toolerr(result)))
         except Exception:  # fail open
-            logger.exception("toolerr: classifying the error result of %s failed", tool_name)
+            logger.warning("toolerr: classifying the error result of %s failed", tool_name, exc_info=True)
             return result
 
     @staticmethod
@@ -399,6 +405,6 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
         except ToolLoopError:
             raise
         except Exception:  # fail open
-            logger.exception("toolerr: rewriting the messages failed; they pass unchanged")
+            logger.warning("toolerr: rewriting the messages failed; they pass unchanged", exc_info=True)
             return list(messages)
         return list(messages) if rewritten is None else rewritten

@@ -135,7 +135,7 @@ class CallRecovery:
                 if safety is not None:
                     learned[name] = safety
         except Exception:
-            logger.exception("toolerr: could not read tool annotations; retry safety unchanged")
+            logger.warning("toolerr: could not read tool annotations; retry safety unchanged", exc_info=True)
             return
         self._safety_seen = True
         self.add_tool_safety(learned)
@@ -211,7 +211,9 @@ class CallRecovery:
             self._layer.remember(call_id, verdict, text, run=run)
             return _compat.error_result(text), exc
         except Exception:
-            logger.exception("toolerr: could not turn a failed call into a result; the error propagates")
+            logger.warning(
+                "toolerr: could not turn a failed call into a result; the error propagates", exc_info=True
+            )
             return None
 
     def remember(
@@ -244,7 +246,7 @@ class CallRecovery:
                 if verdict.failed:
                     await self._before_failure(before_failure)
         except Exception:
-            logger.exception("toolerr: could not inspect a tool result; it passes unchanged")
+            logger.warning("toolerr: could not inspect a tool result; it passes unchanged", exc_info=True)
             return result
         delivery = self._layer.deliver_result(
             name, args, content, exception=exception, is_error=flag, call_id=call_id, run=run, verdict=verdict
@@ -259,7 +261,9 @@ class CallRecovery:
             meta = {META_KEY: delivery.to_dict()}
             return _compat.result_with(result, append=append, failed=True if flagged else None, meta=meta)
         except Exception:
-            logger.exception("toolerr: could not annotate a failed tool result; it passes unchanged")
+            logger.warning(
+                "toolerr: could not annotate a failed tool result; it passes unchanged", exc_info=True
+            )
             return result
 
     @staticmethod

@@ -202,7 +202,9 @@ class ToolErrorRecovery:
         try:
             return self._failure_text(error, ctx if isinstance(ctx, ToolContext) else None)
         except Exception:
-            logger.exception("toolerr: classifying a tool exception failed; the SDK's default text is used")
+            logger.warning(
+                "toolerr: classifying a tool exception failed; the SDK's default text is used", exc_info=True
+            )
             return default_tool_error_function(ctx, error)
 
     def tool_error_formatter(self, args: ToolErrorFormatterArgs[Any]) -> str | None:
@@ -216,7 +218,9 @@ class ToolErrorRecovery:
         try:
             return self._failure_text(error, context, tool=args.tool_name, call_id=args.call_id)
         except Exception:
-            logger.exception("toolerr: classifying a tool exception failed; the SDK's default text is used")
+            logger.warning(
+                "toolerr: classifying a tool exception failed; the SDK's default text is used", exc_info=True
+            )
             return None
 
     def _remember_exception(self, args: ToolErrorFormatterArgs[Any], text: str) -> None:
@@ -230,7 +234,9 @@ class ToolErrorRecovery:
             verdict = self.layer.inspect_exception(error, tool=args.tool_name)
             self.layer.remember(args.call_id, verdict, text, run=snapshot.run if snapshot else None)
         except Exception:
-            logger.exception("toolerr: classifying a tool exception failed; its text is classified alone")
+            logger.warning(
+                "toolerr: classifying a tool exception failed; its text is classified alone", exc_info=True
+            )
 
     def _failure_text(
         self,
@@ -317,7 +323,7 @@ class ToolErrorRecovery:
         except ToolLoopError as error:
             raise _stopped(error) from None
         except Exception:
-            logger.exception("toolerr: rewriting the model input failed; it passes unchanged")
+            logger.warning("toolerr: rewriting the model input failed; it passes unchanged", exc_info=True)
             return model_data
         return ModelInputData(input=new_items, instructions=model_data.instructions)
 
@@ -335,7 +341,7 @@ class ToolErrorRecovery:
             raw = context.tool_arguments
             arguments = ToolCall.from_raw(context.tool_call_id, context.tool_name, raw).arguments
         except Exception:
-            logger.exception("toolerr: checking a tool call for repeats failed; the call runs")
+            logger.warning("toolerr: checking a tool call for repeats failed; the call runs", exc_info=True)
             return ToolGuardrailFunctionOutput.allow()
         try:
             decision = self.layer.check_call(context.tool_name, arguments, raw=raw, ledger=ledger)
@@ -346,7 +352,7 @@ class ToolErrorRecovery:
         try:
             message = self.layer.blocked_result(context.tool_call_id, decision, run=snapshot.run)
         except Exception:
-            logger.exception("toolerr: answering a blocked repeat failed; the call runs")
+            logger.warning("toolerr: answering a blocked repeat failed; the call runs", exc_info=True)
             return ToolGuardrailFunctionOutput.allow()
         return ToolGuardrailFunctionOutput.reject_content(message, output_info={"toolerr": decision.reason})
 
