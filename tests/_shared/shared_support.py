@@ -8,6 +8,9 @@ the model sees for it; the path of the stdio MCP server they start.
 
 from __future__ import annotations
 
+import gc
+import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 
 MCP_FILES_SERVER = Path(__file__).with_name("mcp_files_server.py")
@@ -43,3 +46,20 @@ CASES: dict[str, tuple[str, BaseException, str, str | None]] = {
         None,
     ),
 }
+
+
+def bytes_kept_after_runs(one_run: Callable[[int], None], runs: int = 8) -> int:
+    """Bytes still allocated after ``runs`` more calls of ``one_run(n)`` (n = 1..runs) than
+    before them, after one call first (the framework's own first-use allocations) and a
+    collection: what finished runs keep alive."""
+    one_run(0)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for n in range(1, runs + 1):
+            one_run(n)
+        gc.collect()
+        return int(tracemalloc.get_traced_memory()[0] - before)
+    finally:
+        tracemalloc.stop()

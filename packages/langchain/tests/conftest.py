@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+
+# the adapters' shared test helpers (tests/_shared)
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tests" / "_shared"))
+
 from lc_support import EXECUTED
 
 

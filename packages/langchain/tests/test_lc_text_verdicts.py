@@ -16,9 +16,7 @@ before any run's model sees its result.
 from __future__ import annotations
 
 import asyncio
-import gc
 import threading
-import tracemalloc
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -32,6 +30,7 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 from langgraph.runtime import Runtime
 from lc_support import TRANSIENT, UNRECOVERABLE, note
+from shared_support import bytes_kept_after_runs
 from toolerr import Verdict
 from toolerr_langchain import ToolErrorMiddleware, handle_tool_errors, rewrite_messages
 from toolerr_langchain._messages import TEXT_VERDICTS, TextVerdicts
@@ -356,15 +355,5 @@ def test_finished_runs_keep_no_error_text_alive() -> None:
         model = ScriptedChatModel(script=_script("fetch_log"))
         _graph(model, [fetch_log], rewrite_messages, _Gate(None)).invoke({"messages": [("user", "Go.")]})
 
-    one_run(0)
-    gc.collect()
-    tracemalloc.start()
-    try:
-        before = tracemalloc.get_traced_memory()[0]
-        for n in range(1, 9):
-            one_run(n)
-        gc.collect()
-        retained = tracemalloc.get_traced_memory()[0] - before
-    finally:
-        tracemalloc.stop()
+    retained = bytes_kept_after_runs(one_run)
     assert retained < 1_000_000, f"{retained / 1e6:.1f} MB kept after 8 runs of 1 MB"

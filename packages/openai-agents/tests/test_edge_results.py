@@ -4,14 +4,12 @@ text, argument strings that are JSON but not an object, outputs of several MB.""
 from __future__ import annotations
 
 import asyncio
-import gc
 import json
-import tracemalloc
 
 import pytest
 from agents import Agent, Runner, ToolOutputImage, ToolOutputText, function_tool
 from oa_support import Tools, call, done, note, run_agent, scripted
-from shared_support import FIXABLE, TRANSIENT
+from shared_support import FIXABLE, TRANSIENT, bytes_kept_after_runs
 from toolerr_openai_agents import ToolErrorRecovery
 
 PIXELS = "data:image/png;base64," + "iVBORw0KGgo" * 2000  # a screenshot (22 KB)
@@ -71,15 +69,5 @@ def test_finished_runs_keep_no_tool_output_alive() -> None:
         agent = Agent(name="files", model=model, tools=[read_file])
         asyncio.run(Runner.run(agent, "Read it.", run_config=recovery.run_config()))
 
-    one_run(0)  # the SDK's own first-use allocations
-    gc.collect()
-    tracemalloc.start()
-    try:
-        before = tracemalloc.get_traced_memory()[0]
-        for n in range(1, 9):
-            one_run(n)
-        gc.collect()
-        retained = tracemalloc.get_traced_memory()[0] - before
-    finally:
-        tracemalloc.stop()
+    retained = bytes_kept_after_runs(one_run)
     assert retained < 2_000_000, f"{retained / 1e6:.1f} MB kept after 8 runs of 2 MB"
