@@ -826,7 +826,9 @@ def _rewrite(
         # Fast path: nothing failed at the decision step -> the same object, unconverted.
         recent = convert(request[start:], name, start).messages
         step = find_decision_step(recent)
-        if step is None or not any(layer.inspect(r.message).failed for r in step.results):
+        if step is None or not any(
+            r.duplicate_of is None and layer.inspect(r.message).failed for r in step.results
+        ):
             return WireRewrite(request, False)
     if not plain:
         view = _plain_view(request, wire)
