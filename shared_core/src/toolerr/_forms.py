@@ -24,6 +24,10 @@ class ExchangeResult:
     call: ToolCall | None
     call_index: int | None = None
     """Position of the call in the assistant message's ``tool_calls``."""
+    duplicate_of: int | None = None
+    """For a result whose call id names a call that already has its result (a result sent
+    twice): the position of that call. Such a result is an orphan (``call`` is ``None``):
+    it gets no note of its own and goes with its call when a form removes the call."""
 
     @property
     def name(self) -> str:
@@ -54,7 +58,9 @@ def pair_results(messages: Sequence[Message], assistant_index: int) -> tuple[Exc
     """Tool results after ``assistant_index`` paired with the assistant's calls.
 
     By call id first (duplicate ids are consumed in order), then, for results without an
-    id, with the first unpaired call in order. A result that matches no call is an orphan.
+    id, with the first unpaired call in order. A result that matches no call is an orphan;
+    one whose id names calls that all have their result already is a duplicate of the last
+    of them (``duplicate_of``).
     """
     calls = list(messages[assistant_index].tool_calls)
     used = [False] * len(calls)
@@ -64,6 +70,7 @@ def pair_results(messages: Sequence[Message], assistant_index: int) -> tuple[Exc
     for i, call in enumerate(calls):
         by_id.setdefault(call.id, deque()).append(i)
     first_free = 0
+    last: dict[str, int] = {}  # per id, the latest of its calls paired
     paired: list[ExchangeResult] = []
     for index in range(assistant_index + 1, len(messages)):
         message = messages[index]
@@ -72,18 +79,25 @@ def pair_results(messages: Sequence[Message], assistant_index: int) -> tuple[Exc
         if message.role != "tool":
             continue
         match: int | None = None
+        duplicate: int | None = None
         if message.tool_call_id is not None:
             queue = by_id.get(message.tool_call_id)
             while queue and used[queue[0]]:
-                queue.popleft()
+                last[message.tool_call_id] = queue.popleft()
             match = queue.popleft() if queue else None
+            if match is None:
+                duplicate = last.get(message.tool_call_id)
+            else:
+                last[message.tool_call_id] = match
         else:
             while first_free < len(calls) and used[first_free]:
                 first_free += 1
             match = first_free if first_free < len(calls) else None
         if match is not None:
             used[match] = True
-        paired.append(ExchangeResult(index, message, calls[match] if match is not None else None, match))
+        paired.append(
+            ExchangeResult(index, message, calls[match] if match is not None else None, match, duplicate)
+        )
     return tuple(paired)
 
 
@@ -132,6 +146,15 @@ def append_text(content: Any, text: str, separator: str) -> Any:
     if isinstance(content, list):
         return [*content, {"type": "text", "text": text}]
     return None
+
+
+def _append_note(content: Any, notes: str) -> Any:
+    """A user message's content with the notes appended after two line breaks, as
+    :func:`append_text` does; an empty text becomes exactly the notes (two line breaks
+    separate the note from text, and there is none)."""
+    if isinstance(content, str) and not content:
+        return notes
+    return append_text(content, notes, "\n\n")
 
 
 def _ends_with(content: Any, text: str) -> bool:
@@ -207,7 +230,7 @@ def apply_form(
             (i for i in range(step.assistant_index + 1, len(out)) if out[i].role == "user"), None
         )
         if user_index is not None:
-            content = append_text(out[user_index].content, notes, "\n\n")
+            content = _append_note(out[user_index].content, notes)
             if content is not None:
                 out[user_index] = replace(out[user_index], content=content)
                 return out, touched
@@ -215,8 +238,10 @@ def apply_form(
         return out, touched
 
     # c2, c4, abstract: the failed calls and their results are removed, pairs kept intact.
-    removed_results = {d.result.index for d in removing}
     removed_calls = {d.result.call_index for d in removing if d.result.call_index is not None}
+    removed_results = {d.result.index for d in removing} | {
+        r.index for r in step.results if r.duplicate_of is not None and r.duplicate_of in removed_calls
+    }
     assistant = out[step.assistant_index]
     kept_calls = tuple(c for i, c in enumerate(assistant.tool_calls) if i not in removed_calls)
     new_out: list[Message] = []
@@ -231,7 +256,7 @@ def apply_form(
         new_out.append(message)
     all_c2 = all((d.form or form) == "c2" for d in removing)
     if all_c2 and new_out and new_out[-1].role == "user":
-        content = append_text(new_out[-1].content, notes, "\n\n")
+        content = _append_note(new_out[-1].content, notes)
         if content is not None:
             new_out[-1] = replace(new_out[-1], content=content)
             return new_out, touched

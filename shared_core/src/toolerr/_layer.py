@@ -954,7 +954,7 @@ class ToolErrorLayer:
         failed = [
             (result, verdict)
             for result in step.results
-            if (verdict := self.inspect(result.message, run=run)).failed
+            if result.duplicate_of is None and (verdict := self.inspect(result.message, run=run)).failed
         ]
         if not failed:
             return Rewrite(list(messages), False)

@@ -3,7 +3,8 @@
 Three shapes, each converted to the neutral conversation and back:
 
 - OpenAI Chat Completions ``messages`` (assistant ``tool_calls``, ``tool`` messages,
-  content as text or parts);
+  content as text or parts; the legacy assistant ``function_call`` and its ``function``
+  message, read as a call without id and its result);
 - Anthropic Messages ``messages`` (``tool_use`` blocks in assistant turns, ``tool_result``
   blocks with ``is_error`` in user turns; one user turn holds several results);
 - OpenAI Responses ``input`` items (``function_call`` / ``function_call_output`` and the
@@ -189,7 +190,26 @@ def _chat_message(item: Any, client: str, index: int) -> Message:
                     raw_arguments=raw if isinstance(raw, str) else None,
                 )
             )
+        legacy = item.get("function_call")
+        if not calls and isinstance(legacy, Mapping):  # legacy function calling: a call without id
+            raw = legacy.get("arguments")
+            calls.append(
+                ToolCall(
+                    id=None,
+                    name=_str(legacy.get("name")) or "unknown_tool",
+                    arguments=parse_arguments(raw),
+                    raw_arguments=raw if isinstance(raw, str) else None,
+                )
+            )
         return Message(role="assistant", content=content or "", tool_calls=tuple(calls), origin=origin)
+    if role == "function":  # its result: paired with the assistant's call, which has no id
+        return Message(
+            role="tool",
+            content=content if content is not None else "",
+            name=_str(item.get("name")),
+            client=client,
+            origin=origin,
+        )
     if role == "tool":
         return Message(
             role="tool",
@@ -248,7 +268,16 @@ def _chat_key(client: str, index: int, item: Any) -> tuple[Any, ...] | None:
                         return None
                     parts.append((call_id if type(call_id) is str else None, name, arguments))
                 calls = tuple(parts)
+            legacy = item.get("function_call")
+            if legacy is not None and not calls:
+                name, arguments = legacy["name"], legacy["arguments"]
+                if type(name) is not str or type(arguments) is not str:
+                    return None
+                calls = ("function_call", name, arguments)
             return (client, index, "assistant", content, calls)
+        if role == "function":
+            name = item.get("name")
+            return (client, index, "function", content, name if type(name) is str else None)
         if role is None or type(role) is str:
             return (client, index, role, content)
         return None
@@ -278,6 +307,12 @@ def _chat_out(items: Sequence[Any], conv: _Converted, new: Sequence[Message]) ->
         elif message.role == "assistant":
             original = conv.messages[origin[0]]
             wire_calls = [c for c in item.get("tool_calls") or () if isinstance(c, Mapping)]
+            if not wire_calls and original.tool_calls:  # a legacy function_call
+                changed = {k: v for k, v in item.items() if k != "function_call"}
+                if message.tool_calls:
+                    changed["function_call"] = item["function_call"]
+                out.append(changed)
+                continue
             by_call = {id(c): w for c, w in zip(original.tool_calls, wire_calls, strict=False)}
             kept = [by_call[id(c)] for c in message.tool_calls]
             changed = {k: v for k, v in item.items() if k != "tool_calls"}
@@ -826,7 +861,9 @@ def _rewrite(
         # Fast path: nothing failed at the decision step -> the same object, unconverted.
         recent = convert(request[start:], name, start).messages
         step = find_decision_step(recent)
-        if step is None or not any(layer.inspect(r.message).failed for r in step.results):
+        if step is None or not any(
+            r.duplicate_of is None and layer.inspect(r.message).failed for r in step.results
+        ):
             return WireRewrite(request, False)
     if not plain:
         view = _plain_view(request, wire)

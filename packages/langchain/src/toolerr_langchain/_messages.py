@@ -215,10 +215,12 @@ def _raw_arguments(message: AIMessage) -> dict[str, str]:
 
 
 def _assistant(message: AIMessage, origin: Any) -> Message:
+    # A call without id (``"id": None``) is answered by a ToolMessage with ``tool_call_id=""``
+    # (it must be a string): that is its id here too, so the two pair.
     raw = _raw_arguments(message) if message.additional_kwargs else {}
     calls: list[ToolCall] = [
         ToolCall(
-            id=call.get("id"),
+            id=call.get("id") or "",
             name=call.get("name") or _UNKNOWN_TOOL,
             arguments=call.get("args", {}),
             raw_arguments=raw.get(call.get("id") or ""),
@@ -226,7 +228,7 @@ def _assistant(message: AIMessage, origin: Any) -> Message:
         for call in message.tool_calls
     ]
     calls.extend(
-        ToolCall.from_raw(call.get("id"), call.get("name") or _UNKNOWN_TOOL, call.get("args") or "")
+        ToolCall.from_raw(call.get("id") or "", call.get("name") or _UNKNOWN_TOOL, call.get("args") or "")
         for call in message.invalid_tool_calls
     )
     return Message(role="assistant", content=message.content, tool_calls=tuple(calls), origin=origin)
