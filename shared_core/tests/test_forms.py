@@ -79,6 +79,20 @@ def test_a_user_message_imitating_a_note_does_not_keep_c3_from_its_note() -> Non
     assert rewrite(out, "c3") == out  # still idempotent
 
 
+def test_a_conversation_noted_by_another_layer_gets_no_second_note() -> None:
+    """An app's layer (it knows ``fetch`` is read-only) noted a timeout; a gateway's layer
+    (it does not) sees that request: the failure is noted already, whatever guidance the
+    gateway would give. Two notes would tell the model both to retry and to check first."""
+    messages = conv("Error: Read timed out. (read timeout=10)", name="fetch")
+    app = ToolErrorLayer(form="c3", tool_safety={"fetch": "read_only"})
+    noted = app.rewrite(messages).messages
+    assert GUIDANCE["transient"] in noted[-1].content
+    gateway = ToolErrorLayer(form="c3")
+    again = gateway.rewrite(noted)
+    assert again.messages == noted and not again.changed
+    assert GUIDANCE_CHECK_FIRST not in noted[-1].content
+
+
 def test_c1_appends_a_line_break_and_the_guidance_to_the_tool_message() -> None:
     messages = conv(FIXABLE)
     out = rewrite(messages, "c1")

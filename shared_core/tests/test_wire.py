@@ -606,3 +606,37 @@ def test_requests_share_no_objects_through_the_conversion_cache() -> None:
             walk_second: set[int] = set()
             walk(second, walk_second)
             assert not (mine - walk_second) & seen, (wire, form)
+
+
+class _SdkMessage:
+    """An SDK's message object (a pydantic model's ``model_dump``), counting its dumps."""
+
+    dumps = 0
+
+    def __init__(self, value: dict[str, Any]) -> None:
+        self.value = value
+
+    def model_dump(self, **_: Any) -> dict[str, Any]:
+        type(self).dumps += 1
+        return json.loads(json.dumps(self.value))
+
+
+def test_a_long_conversation_of_sdk_objects_reads_only_its_tail_when_nothing_failed() -> None:
+    """``messages.append(response.choices[0].message)`` every turn: a request in which the
+    decision step did not fail dumps the objects of its tail, not of the whole conversation
+    (each request of a long run would dump every earlier message again); a failure after
+    them is still delivered."""
+    request: list[Any] = [{"role": "user", "content": "go"}]
+    for i in range(200):
+        call = {"id": f"c{i}", "type": "function", "function": {"name": "read", "arguments": "{}"}}
+        request += [
+            _SdkMessage({"role": "assistant", "content": None, "tool_calls": [call]}),
+            {"role": "tool", "tool_call_id": f"c{i}", "content": f"line {i}"},
+        ]
+    _SdkMessage.dumps = 0
+    assert rewrite_openai_chat(request) is request
+    assert _SdkMessage.dumps <= 16
+    request[-1] = {**request[-1], "content": RATE}
+    out = rewrite_openai_chat(request)
+    assert out[-1]["content"].startswith("Note from the tool runtime: the last attempt called read")
+    assert out[:-1] == request and all(a is b for a, b in zip(out[:-2], request, strict=False))

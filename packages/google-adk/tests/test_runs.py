@@ -23,7 +23,7 @@ from google.adk.models.llm_response import LlmResponse
 from google.adk.plugins import ReflectAndRetryToolPlugin
 from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.runners import InMemoryRunner
-from shared_support import CASES, FIXABLE, MCP_FILES_SERVER, UNRECOVERABLE
+from shared_support import CASES, FIXABLE, MCP_FILES_SERVER, TRANSIENT, UNRECOVERABLE
 from test_forms import QUESTION, note, weather_tool
 from toolerr import NOTE_PREFIX, DetectionRecord, ToolLoopError
 from toolerr_google_adk import ToolErrorPlugin
@@ -167,6 +167,22 @@ def test_two_plugins_add_one_note(form: str) -> None:
     )
     asyncio.run(run(runner, QUESTION))
     assert json.dumps(dump(model.requests[1])).count(NOTE_PREFIX) == 1
+
+
+def test_two_plugins_with_different_tool_safety_add_one_note() -> None:
+    """The first plugin knows the tool is read-only, the second does not: a timeout gets
+    the first one's note only, not a second one telling the model to check first."""
+    runner, model = make_runner(
+        [[("get_weather", {"city": "Paris"})], "done"],
+        [weather_tool({"Paris": TimeoutError("The read operation timed out")})],
+        [
+            ToolErrorPlugin(name="first", tool_safety={"get_weather": "read_only"}),
+            ToolErrorPlugin(name="second"),
+        ],
+    )
+    asyncio.run(run(runner, QUESTION))
+    sent = json.dumps(dump(model.requests[1]))
+    assert sent.count(NOTE_PREFIX) == 1 and TRANSIENT in sent
 
 
 # -- other plugins -----------------------------------------------------------------------

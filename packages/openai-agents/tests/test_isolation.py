@@ -199,3 +199,51 @@ def test_runs_under_one_trace_of_the_users() -> None:
 
     assert asyncio.run(all_at_once()) == [alone[status] for status in order]
     assert asyncio.run(one_by_one()) == [alone[status] for status in order]
+
+
+def test_a_trace_collected_while_the_trace_registry_is_locked_does_not_hang() -> None:
+    """A trace left started (a streamed run abandoned) is in a reference cycle with its
+    context, so the cyclic GC frees it, at whatever allocation triggers a collection: also
+    while the registry of traces holds its lock. Its weakref callback then takes that lock
+    in the same thread: with a plain lock every later model call of the process hung."""
+    import contextvars
+    import gc
+
+    from agents.tracing.traces import NoOpTrace
+    from toolerr import ConversionCache
+    from toolerr_openai_agents import _recovery
+
+    class CollectingLock:
+        """The registry's own lock, with a collection while it is held."""
+
+        def __init__(self, inner: Any) -> None:
+            self.inner = inner
+
+        def __enter__(self) -> None:
+            self.inner.acquire()
+            gc.collect()
+
+        def __exit__(self, *exc: object) -> None:
+            self.inner.release()
+
+    runs = _recovery._TraceRuns()
+    runs._lock = CollectingLock(runs._lock)  # type: ignore[assignment]
+    abandoned = NoOpTrace()
+    context = contextvars.copy_context()
+    context.run(abandoned.start, mark_as_current=True)  # never finished: trace <-> context
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        runs.keep(abandoned, _recovery._Snapshot([], None, ConversionCache()))
+        del context, abandoned
+        finished = threading.Event()
+
+        def next_model_call() -> None:
+            runs.keep(NoOpTrace(), _recovery._Snapshot([], None, ConversionCache()))
+            finished.set()
+
+        threading.Thread(target=next_model_call, daemon=True).start()
+        assert finished.wait(10)
+    finally:
+        if enabled:
+            gc.enable()

@@ -172,10 +172,16 @@ def _notes_present(
     these deliveries would add must sit there: a user message that merely imitates a note
     (a page a tool put in a user turn) does not keep this step's failures from their notes.
     A removing form (C2, C4, abstract) leaves the notes of calls that are gone, which
-    cannot be checked against the calls that remain: the note prefix decides."""
+    cannot be checked against the calls that remain: the note prefix decides. A note is
+    matched without its guidance sentence: another layer (an app's and a gateway's, with
+    different tool safety) may have noted the same failure with other guidance."""
     if any((d.form or form) in _REMOVING for d in active):
         return True
-    notes = [d.note for d in active if (d.form or form) != "c1" and d.note]
+    notes = [
+        d.note.removesuffix(f"\n\n{d.guidance}") if d.guidance else d.note
+        for d in active
+        if (d.form or form) != "c1" and d.note
+    ]
     if not notes:
         return True  # C1 only: its own check keeps it from appending twice
     texts = [content_text(m.content) for m in messages[step.assistant_index + 1 :] if m.role == "user"]

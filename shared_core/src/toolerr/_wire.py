@@ -854,17 +854,20 @@ def _rewrite(
 ) -> WireRewrite:
     convert, back, tail = _FORMATS[wire]
     start = tail(request)
-    # SDK objects in the request (``plain``: none) are read as the dicts they stand for.
-    if plain or not _has_objects(request[start:] if start < len(request) else request, wire):
-        if start >= len(request) - 1:
-            return WireRewrite(request, False)
-        # Fast path: nothing failed at the decision step -> the same object, unconverted.
-        recent = convert(request[start:], name, start).messages
-        step = find_decision_step(recent)
-        if step is None or not any(
-            r.duplicate_of is None and layer.inspect(r.message).failed for r in step.results
-        ):
-            return WireRewrite(request, False)
+    recent_items = request[start:]
+    # SDK objects in the request (``plain``: none) are read as the dicts they stand for:
+    # for the fast path, those of the tail only (a long run's earlier messages not again).
+    if not plain and _has_objects(recent_items if start < len(request) else request, wire):
+        start, recent_items = _plain_tail(request, wire, tail)
+    if start >= len(request) - 1:
+        return WireRewrite(request, False)
+    # Fast path: nothing failed at the decision step -> the same object, unconverted.
+    recent = convert(recent_items, name, start).messages
+    step = find_decision_step(recent)
+    if step is None or not any(
+        r.duplicate_of is None and layer.inspect(r.message).failed for r in step.results
+    ):
+        return WireRewrite(request, False)
     if not plain:
         view = _plain_view(request, wire)
         if view is not None:
@@ -904,6 +907,20 @@ def _dumped(value: Any) -> Any:
         return value
     plain = dump(mode="json", exclude_none=True)
     return plain if isinstance(plain, Mapping) else value
+
+
+def _plain_tail(request: list[Any], wire: str, tail: Callable[[Sequence[Any]], int]) -> tuple[int, list[Any]]:
+    """Where the tail of the request's plain view starts, and that tail: the objects of
+    as many last items dumped as it takes to find it."""
+    size = 16
+    while True:
+        begin = max(len(request) - size, 0)
+        view = _plain_view(request[begin:], wire)
+        items = view[0] if view is not None else request[begin:]
+        start = tail(items)
+        if begin == 0 or 0 < start < len(items):
+            return begin + start, items[start:]
+        size *= 4
 
 
 def _plain_view(request: list[Any], wire: str) -> tuple[list[Any], dict[int, Any]] | None:

@@ -121,7 +121,9 @@ class _TraceRuns:
 
     def __init__(self) -> None:
         self._items: dict[int, tuple[weakref.ref[Any], list[_Snapshot]]] = {}
-        self._lock = threading.Lock()
+        # reentrant: a trace in a reference cycle is freed by the cyclic GC, which may run
+        # while this thread holds the lock; its callback (``forget``) then takes it again
+        self._lock = threading.RLock()
 
     def snapshots(self, trace: object) -> list[_Snapshot] | None:
         """The trace's snapshots (latest last); ``None`` when the trace cannot be followed."""
