@@ -192,6 +192,17 @@ def test_media_before_the_error_text_is_not_read_as_text(content: Any, kwargs: d
     assert (verdict.failed, verdict.kind) == (True, "transient")
 
 
+def test_a_document_block_is_read_as_text() -> None:
+    """An Anthropic ``document`` block may hold the text itself (a plain-text source): it is
+    not media, so a flagged result whose error is in it is classified from it."""
+    document = {
+        "type": "document",
+        "source": {"type": "text", "media_type": "text/plain", "data": "Error: ECONNREFUSED"},
+    }
+    verdict = inspect_result([IMAGE, document], is_error=True)
+    assert (verdict.failed, verdict.kind) == (True, "transient")
+
+
 def test_call_tool_result_like_object() -> None:
     class Block:
         text = "Error: 401 Unauthorized"
