@@ -381,6 +381,12 @@ class LocalToolModel:
         attention_mask = encoded["attention_mask"].to(device)
         prompt_length = input_ids.shape[1]
         options: dict[str, Any] = {"do_sample": False, **self.generation_kwargs, **generation_kwargs}
+        if options.get("num_return_sequences", 1) != 1:
+            # the output rows would be taken as the next conversations' replies
+            raise ValueError(
+                "num_return_sequences must be 1: one reply per conversation "
+                "(give the conversation several times for several replies)"
+            )
         options.setdefault("pad_token_id", pad_id)
         # The caller's processors first; the ban has the last word.
         processors = LogitsProcessorList(list(options.pop("logits_processor", None) or ()))

@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 try:
     from langchain_core.callbacks import CallbackManagerForLLMRun
     from langchain_core.language_models import BaseChatModel, LanguageModelInput
-    from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+    from langchain_core.messages import AIMessage, BaseMessage, ChatMessage, SystemMessage, ToolMessage
     from langchain_core.outputs import ChatGeneration, ChatResult
     from langchain_core.runnables import Runnable
     from langchain_core.tools import BaseTool
@@ -36,13 +36,12 @@ def from_langchain_messages(messages: Sequence[BaseMessage]) -> list[Message]:
     wrote, kept in ``response_metadata``, travel along for the ban)."""
     out: list[Message] = []
     for message in messages:
-        kind = message.type
-        if kind == "system":
+        # By class, not ``type``: a chunk (``AIMessageChunk``, what a streaming loop keeps)
+        # is the message it adds up to; a ChatMessage says its role.
+        role = message.role if isinstance(message, ChatMessage) else None
+        if isinstance(message, SystemMessage) or role == "system":
             out.append(Message(role="system", content=content_text(message.content), origin=message))
-        elif kind == "human":
-            out.append(Message(role="user", content=content_text(message.content), origin=message))
-        elif kind == "ai":
-            assert isinstance(message, AIMessage)
+        elif isinstance(message, AIMessage):
             metadata = message.response_metadata or {}
             raw = dict(metadata.get(_RAW_ARGUMENTS) or {})
             texts = dict(metadata.get(_CALL_TEXTS) or {})
@@ -64,8 +63,9 @@ def from_langchain_messages(messages: Sequence[BaseMessage]) -> list[Message]:
                     meta={"call_texts": texts} if texts else {},
                 )
             )
-        elif kind == "tool":
-            assert isinstance(message, ToolMessage)
+        elif role in ("assistant", "ai"):
+            out.append(Message(role="assistant", content=content_text(message.content), origin=message))
+        elif isinstance(message, ToolMessage):
             out.append(
                 Message(
                     role="tool",

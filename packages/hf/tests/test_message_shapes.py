@@ -1,0 +1,63 @@
+"""LangChain messages of the shapes a user's own loop holds, and generate options that
+would give more than one reply per conversation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from conftest import WEATHER_TOOLS
+from langchain_core.messages import AIMessageChunk, ChatMessage, HumanMessage, ToolMessage
+from toolerr import Message
+from toolerr_hf import LocalToolModel
+from toolerr_hf._langchain import from_langchain_messages
+
+CALL = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
+FIXABLE = "Error: Invalid arguments: city must be 'City, CC', e.g. 'Paris, FR'."
+
+
+def test_a_reply_gathered_from_stream_chunks_is_the_assistants_turn(tiny_model: Any, tokenizer: Any) -> None:
+    backend = LocalToolModel(tiny_model, tokenizer)
+    # what a user's streaming loop keeps: the sum of the chunks, an AIMessageChunk
+    pieces = ['{"city": ', '"Paris"}']
+    gathered = AIMessageChunk(
+        content="", tool_call_chunks=[{"name": "get_weather", "args": pieces[0], "id": "c1", "index": 0}]
+    ) + AIMessageChunk(content="", tool_call_chunks=[{"args": pieces[1], "index": 0}])
+    assert gathered.tool_calls[0]["args"] == {"city": "Paris"}
+    history = [
+        HumanMessage("Weather in Paris?"),
+        gathered,
+        ToolMessage(FIXABLE, tool_call_id="c1", name="get_weather", status="error"),
+    ]
+    neutral = from_langchain_messages(history)
+    assert [m.role for m in neutral] == ["user", "assistant", "tool"]
+    assert [(c.id, c.name, c.arguments) for c in neutral[1].tool_calls] == [
+        ("c1", "get_weather", {"city": "Paris"})
+    ]
+    turns = backend.chat_messages(neutral, WEATHER_TOOLS)
+    assert [t["role"] for t in turns] == ["system", "user", "assistant", "user"]
+    assert turns[2]["content"] == "<tool_call>\n" + CALL + "\n</tool_call>"
+    assert CALL in backend.banned_calls(neutral)  # the failed call is banned from the next reply
+
+
+def test_a_chat_message_keeps_its_role() -> None:
+    roles = [
+        m.role
+        for m in from_langchain_messages(
+            [ChatMessage(role=r, content="x") for r in ("system", "assistant", "user", "critic")]
+        )
+    ]
+    assert roles == ["system", "assistant", "user", "user"]
+
+
+def test_more_than_one_reply_per_conversation_is_refused(tiny_model: Any, tokenizer: Any) -> None:
+    backend = LocalToolModel(tiny_model, tokenizer, max_new_tokens=4)
+    conversations = [[Message(role="user", content="hi")], [Message(role="user", content="Weather?")]]
+    # each Generation is one conversation's reply: a second sequence would be taken as
+    # the next conversation's
+    with pytest.raises(ValueError, match="num_return_sequences"):
+        backend.generate_batch(conversations, WEATHER_TOOLS, num_return_sequences=2, do_sample=True)
+    with pytest.raises(ValueError, match="num_return_sequences"):
+        LocalToolModel(tiny_model, tokenizer, num_return_sequences=2).generate(conversations[0])
+    (reply,) = backend.generate_batch(conversations[:1], num_beams=2, num_return_sequences=1)
+    assert reply.prompt.endswith("<|im_start|>assistant\n")
