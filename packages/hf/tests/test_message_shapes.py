@@ -9,7 +9,7 @@ import pytest
 from conftest import WEATHER_TOOLS
 from langchain_core.messages import AIMessageChunk, ChatMessage, HumanMessage, ToolMessage
 from toolerr import Message
-from toolerr_hf import LocalToolModel
+from toolerr_hf import ChatLocalModel, LocalToolModel
 from toolerr_hf._langchain import from_langchain_messages
 
 CALL = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
@@ -61,3 +61,18 @@ def test_more_than_one_reply_per_conversation_is_refused(tiny_model: Any, tokeni
         LocalToolModel(tiny_model, tokenizer, num_return_sequences=2).generate(conversations[0])
     (reply,) = backend.generate_batch(conversations[:1], num_beams=2, num_return_sequences=1)
     assert reply.prompt.endswith("<|im_start|>assistant\n")
+
+
+def test_a_tool_choice_that_names_no_given_tool_is_a_clear_error(tiny_model: Any, tokenizer: Any) -> None:
+    backend = LocalToolModel(tiny_model, tokenizer, max_new_tokens=4)
+    conversation = [Message(role="user", content="Weather?")]
+    # the prompt would force a call to a tool the caller never gave
+    with pytest.raises(ValueError, match=r"'get_wether' names no given tool.*get_weather"):
+        backend.generate(conversation, WEATHER_TOOLS, tool_choice="get_wether")
+    assert backend.render(conversation, WEATHER_TOOLS, tool_choice="get_weather").endswith('"arguments": ')
+    assert backend.render(conversation, None, tool_choice="get_wether").endswith(
+        "assistant\n"
+    )  # no tools shown
+    chat = ChatLocalModel(backend=backend).bind_tools(WEATHER_TOOLS, tool_choice=False)  # type: ignore[arg-type]
+    message = chat.invoke("Weather?")
+    assert message.tool_calls == [] and message.invalid_tool_calls == []  # False: no call forced

@@ -282,6 +282,13 @@ class LocalToolModel:
         """The prompt text: the chat template applied, the assistant turn opened, and the
         prefill of a forced call (``tool_choice="required"`` or a tool name)."""
         shown_tools = None if tool_choice == "none" else tools
+        if shown_tools and tool_choice not in (None, "auto", "required", "any"):
+            names = [str(_tool_name(tool)) for tool in shown_tools]
+            if tool_choice not in names:
+                raise ValueError(
+                    f"tool_choice {tool_choice!r} names no given tool; expected 'auto', 'required', "
+                    f"'none' or one of {', '.join(map(repr, names))}"
+                )
         turns = self.chat_messages(messages, shown_tools)
         template = getattr(self.tokenizer, "chat_template", None)
         if template:

@@ -85,6 +85,8 @@ def from_langchain_messages(messages: Sequence[BaseMessage]) -> list[Message]:
 def _tool_choice(value: Any) -> str | None:
     if value is None:
         return None
+    if value is False:
+        return "none"
     if value is True or value in ("any", "required"):
         return "required"
     if isinstance(value, Mapping):
