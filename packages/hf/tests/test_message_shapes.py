@@ -3,6 +3,7 @@ would give more than one reply per conversation."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import pytest
@@ -76,3 +77,19 @@ def test_a_tool_choice_that_names_no_given_tool_is_a_clear_error(tiny_model: Any
     chat = ChatLocalModel(backend=backend).bind_tools(WEATHER_TOOLS, tool_choice=False)  # type: ignore[arg-type]
     message = chat.invoke("Weather?")
     assert message.tool_calls == [] and message.invalid_tool_calls == []  # False: no call forced
+
+
+def test_a_reply_the_parser_fails_on_reaches_the_caller_as_prose(
+    tiny_model: Any, tokenizer: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    backend = LocalToolModel(tiny_model, tokenizer, max_new_tokens=6)
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(backend.format, "parse", broken)
+    caplog.set_level(logging.WARNING, logger="toolerr")
+    reply = backend.generate([Message(role="user", content="Weather?")], WEATHER_TOOLS)
+    assert reply.calls == () and reply.content == reply.text.strip() and reply.text
+    assert reply.finish_reason in ("stop", "length")
+    assert [r.levelno for r in caplog.records if r.name == "toolerr"] == [logging.WARNING]

@@ -435,9 +435,13 @@ class LocalToolModel:
                 )
             )
             cut = not ended and length >= limit and not text.rstrip().endswith(self.format.end)
-            parsed: ParsedOutput = self.format.parse(
-                text, names if tool_choice != "none" else None, complete=not cut
-            )
+            try:
+                parsed: ParsedOutput = self.format.parse(
+                    text, names if tool_choice != "none" else None, complete=not cut
+                )
+            except Exception:
+                logger.warning("toolerr: could not parse the reply; it is returned as prose", exc_info=True)
+                parsed = ParsedOutput(text.strip(), text=text)
             if rows:
                 parsed = _without_cut_repeats(parsed, rows)
             finish: FinishReason = "tool_calls" if parsed.calls else "length" if cut else "stop"
