@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from toolerr._cli import classify_line
+from toolerr._cli import EVAL_INSTALL, classify_line
 
 COMMAND = [sys.executable, "-m", "toolerr", "classify"]
 
@@ -101,3 +101,24 @@ def test_json_nested_too_deeply_is_bad_input_not_an_internal_error(caplog: pytes
     assert classify_line("[" * 100_000) == {"error": "invalid JSON: nested too deeply"}
     assert classify_line('{"content": ' + "[" * 100_000) == {"error": "invalid JSON: nested too deeply"}
     assert caplog.records == []
+
+
+@pytest.mark.parametrize(
+    ("module", "attribute", "why"),
+    [
+        ("def eval_main(argv):\n    return 3\n", "renamed_main", "AttributeError"),  # another release
+        ("def eval_main(argv:\n", "eval_main", "SyntaxError"),
+        ("raise RuntimeError('no CUDA here')\n", "eval_main", "RuntimeError: no CUDA here"),
+    ],
+    ids=["missing", "syntax", "raises"],
+)
+def test_a_declared_command_that_cannot_be_loaded_says_so_without_a_traceback(
+    tmp_path: Path, module: str, attribute: str, why: str
+) -> None:
+    from test_cli_install import _distribution, _with_path
+
+    env = _with_path(_distribution(tmp_path, f"eval = toolerr_test_commands:{attribute}\n", module=module))
+    run = subprocess.run([sys.executable, "-m", "toolerr", "eval"], capture_output=True, text=True, env=env)
+    assert run.returncode == 2 and run.stdout == ""
+    assert "toolerr eval: cannot load it" in run.stderr and why in run.stderr
+    assert "Traceback" not in run.stderr and EVAL_INSTALL in run.stderr

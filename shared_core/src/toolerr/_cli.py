@@ -174,7 +174,9 @@ def _load_command(name: str, why: str) -> Callable[..., int] | None:
     distribution gives ``name`` or it cannot be imported."""
     try:
         command = find_command(name)
-    except ImportError as exc:  # declared, but it (or what it needs) cannot be imported
+    except Exception as exc:  # declared, but it (or what it needs) cannot be imported or found
+        # another release's name, a broken install: the traceback with -v only
+        logger.info("toolerr %s: loading the command failed", name, exc_info=True)
         sys.stderr.write(f"toolerr {name}: cannot load it ({type(exc).__name__}: {exc}); reinstall:\n")
         sys.stderr.write(install_hint())
         return None
