@@ -122,3 +122,16 @@ def test_a_declared_command_that_cannot_be_loaded_says_so_without_a_traceback(
     assert run.returncode == 2 and run.stdout == ""
     assert "toolerr eval: cannot load it" in run.stderr and why in run.stderr
     assert "Traceback" not in run.stderr and EVAL_INSTALL in run.stderr
+
+
+def test_a_file_that_starts_with_a_byte_order_mark_is_read_from_its_first_line(tmp_path: Path) -> None:
+    # what Windows PowerShell 5 (Out-File -Encoding utf8) and Notepad write
+    source = tmp_path / "in.jsonl"
+    source.write_bytes(
+        b'\xef\xbb\xbf{"content": "Error: 503 Service Unavailable"}\r\n{"content": "\xef\xbb\xbfok"}\r\n'
+    )
+    for args, stdin in (([str(source)], None), (["-"], source.read_bytes())):
+        run = subprocess.run([*COMMAND, *args], input=stdin, capture_output=True, check=False)
+        first, second = (json.loads(line) for line in run.stdout.splitlines())
+        assert first["kind"] == "transient"
+        assert second["failed"] is False  # a mark inside a later line is content, left as is

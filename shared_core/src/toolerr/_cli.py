@@ -95,7 +95,11 @@ def classify_lines(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
 
 
 def _read_lines(stream: IO[bytes]) -> Iterator[str]:
+    first = True
     for raw in stream:
+        if first and raw.startswith(b"\xef\xbb\xbf"):  # a byte order mark (Windows editors)
+            raw = raw[3:]
+        first = False
         line = raw.decode("utf-8", errors="surrogateescape").rstrip("\r\n")
         yield line
 
