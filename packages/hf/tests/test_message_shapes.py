@@ -7,7 +7,7 @@ import logging
 from typing import Any
 
 import pytest
-from conftest import WEATHER_TOOLS
+from conftest import WEATHER_TOOLS, ScriptedTurns
 from langchain_core.messages import AIMessageChunk, ChatMessage, HumanMessage, ToolMessage
 from toolerr import Message
 from toolerr_hf import ChatLocalModel, LocalToolModel
@@ -93,3 +93,30 @@ def test_a_reply_the_parser_fails_on_reaches_the_caller_as_prose(
     assert reply.calls == () and reply.content == reply.text.strip() and reply.text
     assert reply.finish_reason in ("stop", "length")
     assert [r.levelno for r in caplog.records if r.name == "toolerr"] == [logging.WARNING]
+
+
+def test_one_call_string_given_as_banned_is_one_call_not_its_characters(
+    tiny_model: Any, tokenizer: Any
+) -> None:
+    other = '{"name": "get_weather", "arguments": {"city": "Paris, FR"}}'
+    script = list(
+        tokenizer("<tool_call>\n" + other + "\n</tool_call>", add_special_tokens=False)["input_ids"]
+    )
+    conversation = [Message(role="user", content="Weather in Paris?")]
+    backend = LocalToolModel(tiny_model, tokenizer, max_new_tokens=40)
+    reply = backend.generate(
+        conversation, WEATHER_TOOLS, banned=CALL, logits_processor=[ScriptedTurns([script])]
+    )
+    assert reply.banned == frozenset({CALL})
+    assert [(c.name, c.arguments) for c in reply.calls] == [("get_weather", {"city": "Paris, FR"})]
+    (row,) = backend.generate_batch([conversation], banned=[CALL], max_new_tokens=2)
+    assert row.banned == frozenset({CALL})
+    for setting in ({"banned": CALL}, {"failed_calls": CALL}):
+        scripted = LocalToolModel(
+            tiny_model, tokenizer, max_new_tokens=40, logits_processor=[ScriptedTurns([script])]
+        )
+        message = (
+            ChatLocalModel(backend=scripted).bind_tools(WEATHER_TOOLS, **setting).invoke("Weather in Paris?")
+        )
+        assert message.response_metadata["toolerr_banned"] == 1, setting
+        assert message.tool_calls[0]["args"] == {"city": "Paris, FR"}

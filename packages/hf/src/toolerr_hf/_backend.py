@@ -332,6 +332,8 @@ class LocalToolModel:
                 banned = self.banned_calls(messages, ledger)
             except Exception:
                 logger.warning("toolerr: could not build the ban; decoding without it", exc_info=True)
+        if isinstance(extra, str):  # one call string, not its characters
+            extra = (extra,)
         banned.extend(text.strip() for text in extra if text.strip())
         return shown, list(dict.fromkeys(banned)), records
 

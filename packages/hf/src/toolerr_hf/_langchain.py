@@ -100,6 +100,8 @@ def _failed_strings(model: LocalToolModel, failed: Any) -> list[str]:
     """Call strings from ``failed_calls=`` (a ledger, FailedCall objects or strings)."""
     if failed is None:
         return []
+    if isinstance(failed, str):  # one call string, not its characters
+        return [failed]
     items: Iterable[Any] = failed.banned_calls() if isinstance(failed, FailureLedger) else failed
     out: list[str] = []
     for item in items:
@@ -186,7 +188,11 @@ class ChatLocalModel(BaseChatModel):
         backend: LocalToolModel = self.backend
         tools: list[dict[str, Any]] | None = kwargs.pop("tools", None)
         choice = _tool_choice(kwargs.pop("tool_choice", None)) or self.tool_choice
-        extra = [*_failed_strings(backend, kwargs.pop("failed_calls", None)), *kwargs.pop("banned", ())]
+        banned = kwargs.pop("banned", ())
+        extra = [
+            *_failed_strings(backend, kwargs.pop("failed_calls", None)),
+            *([banned] if isinstance(banned, str) else banned),
+        ]
         if stop:
             kwargs.setdefault("stop_strings", list(stop))
             kwargs.setdefault("tokenizer", backend.tokenizer)
