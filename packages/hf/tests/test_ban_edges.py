@@ -57,3 +57,9 @@ def test_a_row_that_had_no_token_before_the_ban_is_left_as_it_was(tokenizer: Any
     scores = torch.full((1, len(tokenizer)), float("-inf"))
     out = ban(torch.tensor([call[:-1]]), scores)
     assert torch.equal(out, scores)  # nothing to yield: the ban did not empty it
+
+
+def test_one_call_string_is_one_ban_not_its_characters(tokenizer: Any) -> None:
+    assert FailedCallBan(tokenizer, CALL).banned() == FailedCallBan(tokenizer, [CALL]).banned()
+    rows = FailedCallBan(tokenizer, rows=[CALL, ()])
+    assert rows.banned(0) == frozenset({CALL[:-1]}) and rows.banned(1) == frozenset()

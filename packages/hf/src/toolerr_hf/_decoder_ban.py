@@ -188,10 +188,10 @@ class FailedCallBan(LogitsProcessor):
         self.blocked_steps = 0
         self.interventions = 0
         self._row_interventions: dict[int, int] = {}
-        for text in banned:
+        for text in (banned,) if isinstance(banned, str) else banned:  # one call, not its characters
             self.ban(text)
         for index, row_banned in enumerate(rows or ()):
-            for text in row_banned:
+            for text in (row_banned,) if isinstance(row_banned, str) else row_banned:
                 self.ban(text, row=index)
 
     def __repr__(self) -> str:
