@@ -120,3 +120,22 @@ def test_one_call_string_given_as_banned_is_one_call_not_its_characters(
         )
         assert message.response_metadata["toolerr_banned"] == 1, setting
         assert message.tool_calls[0]["args"] == {"city": "Paris, FR"}
+
+
+def test_an_image_in_a_tool_result_is_named_in_the_prompt_not_pasted_as_text(
+    tiny_model: Any, tokenizer: Any
+) -> None:
+    payload = "iVBORw0KGgo" + "A" * 200_000  # a screenshot tool's PNG, base64
+    image = {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{payload}"}}
+    history = [
+        HumanMessage(content=[{"type": "text", "text": "What is on the screen?"}, image]),
+        AIMessageChunk(
+            content="", tool_call_chunks=[{"name": "screenshot", "args": "{}", "id": "c1", "index": 0}]
+        ),
+        ToolMessage(content=[{"type": "text", "text": "Screenshot taken."}, image], tool_call_id="c1"),
+    ]
+    backend = LocalToolModel(tiny_model, tokenizer)
+    prompt = backend.render(from_langchain_messages(history), WEATHER_TOOLS)
+    assert payload[:40] not in prompt and len(prompt) < 5_000  # a text model cannot read it
+    assert "What is on the screen?\n[image_url]" in prompt
+    assert "<tool_response>\nScreenshot taken.\n[image_url]\n</tool_response>" in prompt

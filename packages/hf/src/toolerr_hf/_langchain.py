@@ -69,7 +69,7 @@ def from_langchain_messages(messages: Sequence[BaseMessage]) -> list[Message]:
             out.append(
                 Message(
                     role="tool",
-                    content=content_text(message.content),
+                    content=_blocks_or_text(message.content),
                     tool_call_id=message.tool_call_id,
                     name=message.name,
                     is_error=True if message.status == "error" else None,
@@ -78,8 +78,14 @@ def from_langchain_messages(messages: Sequence[BaseMessage]) -> list[Message]:
                 )
             )
         else:
-            out.append(Message(role="user", content=content_text(message.content), origin=message))
+            out.append(Message(role="user", content=_blocks_or_text(message.content), origin=message))
     return out
+
+
+def _blocks_or_text(content: Any) -> Any:
+    """Content blocks as they are (the prompt names a media block instead of pasting its
+    payload: ``prompt_text``), anything else as text."""
+    return list(content) if isinstance(content, list) else content_text(content)
 
 
 def _tool_choice(value: Any) -> str | None:
