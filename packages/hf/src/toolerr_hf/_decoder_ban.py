@@ -188,10 +188,10 @@ class FailedCallBan(LogitsProcessor):
         self.blocked_steps = 0
         self.interventions = 0
         self._row_interventions: dict[int, int] = {}
-        for text in banned:
+        for text in (banned,) if isinstance(banned, str) else banned:  # one call, not its characters
             self.ban(text)
         for index, row_banned in enumerate(rows or ()):
-            for text in row_banned:
+            for text in (row_banned,) if isinstance(row_banned, str) else row_banned:
                 self.ban(text, row=index)
 
     def __repr__(self) -> str:
@@ -306,18 +306,35 @@ class FailedCallBan(LogitsProcessor):
         tokens: list[int] = []
         width = scores.shape[-1]
         for row, ids in blocked:
-            top = int(scores[row].argmax())
-            self.blocked_steps += 1
             for token in ids:
                 if token < width:
                     rows.append(row)
                     tokens.append(token)
-                    if token == top:
-                        self.interventions += 1
-                        self._row_interventions[row] = self._row_interventions.get(row, 0) + 1
         out = scores.clone()
         device = scores.device
         out[torch.tensor(rows, device=device), torch.tensor(tokens, device=device)] = float("-inf")
+        # Where the blocked tokens were all that a processor before the ban (a grammar) left,
+        # the row would have no token at all (sampling raises, beam scores turn into NaN):
+        # the other constraint wins, the row is decoded without the ban this step.
+        touched = sorted({row for row, _ in blocked})
+        index = torch.tensor(touched, device=device)
+        alive = (out[index] > float("-inf")).any(dim=-1) | ~(scores[index] > float("-inf")).any(dim=-1)
+        emptied = {row for row, ok in zip(touched, alive.tolist(), strict=True) if not ok}
+        for row in emptied:
+            out[row] = scores[row]
+            logger.warning(
+                "toolerr: FailedCallBan would leave row %d no token (a processor before it allowed "
+                "only the banned ones); this step of the row is decoded without the ban",
+                row,
+            )
+        for row, ids in blocked:
+            if row in emptied:
+                continue
+            self.blocked_steps += 1
+            top = int(scores[row].argmax())
+            if top in ids:
+                self.interventions += 1
+                self._row_interventions[row] = self._row_interventions.get(row, 0) + 1
         return out  # type: ignore[return-value]
 
     def _ban_for(self, index: int, batch: int) -> StringBan:

@@ -318,20 +318,33 @@ def _lenient_json(text: str) -> tuple[Any, str | None]:
             return decoder.raw_decode(attempt)[0], None
         except json.JSONDecodeError as exc:
             last_error = f"invalid JSON: {exc.msg} at character {exc.pos}"
+        except (ValueError, RecursionError) as exc:  # too deep, or a number past int's digit limit
+            return None, _undecodable(exc)
         # Missing closing braces / brackets at the end of the output.
         closed = _close_brackets(attempt)
         if closed != attempt:
             try:
                 return decoder.raw_decode(closed)[0], None
-            except json.JSONDecodeError:
+            except (ValueError, RecursionError):
                 pass
     try:
         value = ast.literal_eval(_close_brackets(_TRAILING_COMMA.sub(r"\1", text.strip())))
     except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
         return None, last_error
-    if isinstance(value, (dict, list)):
-        return value, None
-    return None, last_error
+    if not isinstance(value, (dict, list)):
+        return None, last_error
+    # A Python literal is taken as the JSON it stands for (tuples are lists, keys are
+    # strings), or not at all (bytes, sets, complex numbers, tuple keys).
+    try:
+        return json.loads(json.dumps(value)), None
+    except (TypeError, ValueError, RecursionError):
+        return None, "not JSON: a Python literal with values JSON does not have"
+
+
+def _undecodable(exc: BaseException) -> str:
+    if isinstance(exc, RecursionError):
+        return "invalid JSON: nested too deeply"
+    return f"invalid JSON: {exc}"
 
 
 def _close_brackets(text: str) -> str:
@@ -401,7 +414,7 @@ def _raw_arguments(body: str, arguments: Mapping[str, Any]) -> str | None:
     for match in _ARG_KEY.finditer(body):
         try:
             value, end = decoder.raw_decode(body, match.end())
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # not JSON there (a key name inside a string)
             continue
         if value == arguments:
             return body[match.end() : end]

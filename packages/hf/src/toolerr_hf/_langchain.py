@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 try:
     from langchain_core.callbacks import CallbackManagerForLLMRun
     from langchain_core.language_models import BaseChatModel, LanguageModelInput
-    from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+    from langchain_core.messages import AIMessage, BaseMessage, ChatMessage, SystemMessage, ToolMessage
     from langchain_core.outputs import ChatGeneration, ChatResult
     from langchain_core.runnables import Runnable
     from langchain_core.tools import BaseTool
@@ -36,13 +36,12 @@ def from_langchain_messages(messages: Sequence[BaseMessage]) -> list[Message]:
     wrote, kept in ``response_metadata``, travel along for the ban)."""
     out: list[Message] = []
     for message in messages:
-        kind = message.type
-        if kind == "system":
+        # By class, not ``type``: a chunk (``AIMessageChunk``, what a streaming loop keeps)
+        # is the message it adds up to; a ChatMessage says its role.
+        role = message.role if isinstance(message, ChatMessage) else None
+        if isinstance(message, SystemMessage) or role == "system":
             out.append(Message(role="system", content=content_text(message.content), origin=message))
-        elif kind == "human":
-            out.append(Message(role="user", content=content_text(message.content), origin=message))
-        elif kind == "ai":
-            assert isinstance(message, AIMessage)
+        elif isinstance(message, AIMessage):
             metadata = message.response_metadata or {}
             raw = dict(metadata.get(_RAW_ARGUMENTS) or {})
             texts = dict(metadata.get(_CALL_TEXTS) or {})
@@ -64,12 +63,13 @@ def from_langchain_messages(messages: Sequence[BaseMessage]) -> list[Message]:
                     meta={"call_texts": texts} if texts else {},
                 )
             )
-        elif kind == "tool":
-            assert isinstance(message, ToolMessage)
+        elif role in ("assistant", "ai"):
+            out.append(Message(role="assistant", content=content_text(message.content), origin=message))
+        elif isinstance(message, ToolMessage):
             out.append(
                 Message(
                     role="tool",
-                    content=content_text(message.content),
+                    content=_blocks_or_text(message.content),
                     tool_call_id=message.tool_call_id,
                     name=message.name,
                     is_error=True if message.status == "error" else None,
@@ -78,13 +78,21 @@ def from_langchain_messages(messages: Sequence[BaseMessage]) -> list[Message]:
                 )
             )
         else:
-            out.append(Message(role="user", content=content_text(message.content), origin=message))
+            out.append(Message(role="user", content=_blocks_or_text(message.content), origin=message))
     return out
+
+
+def _blocks_or_text(content: Any) -> Any:
+    """Content blocks as they are (the prompt names a media block instead of pasting its
+    payload: ``prompt_text``), anything else as text."""
+    return list(content) if isinstance(content, list) else content_text(content)
 
 
 def _tool_choice(value: Any) -> str | None:
     if value is None:
         return None
+    if value is False:
+        return "none"
     if value is True or value in ("any", "required"):
         return "required"
     if isinstance(value, Mapping):
@@ -98,6 +106,8 @@ def _failed_strings(model: LocalToolModel, failed: Any) -> list[str]:
     """Call strings from ``failed_calls=`` (a ledger, FailedCall objects or strings)."""
     if failed is None:
         return []
+    if isinstance(failed, str):  # one call string, not its characters
+        return [failed]
     items: Iterable[Any] = failed.banned_calls() if isinstance(failed, FailureLedger) else failed
     out: list[str] = []
     for item in items:
@@ -184,7 +194,11 @@ class ChatLocalModel(BaseChatModel):
         backend: LocalToolModel = self.backend
         tools: list[dict[str, Any]] | None = kwargs.pop("tools", None)
         choice = _tool_choice(kwargs.pop("tool_choice", None)) or self.tool_choice
-        extra = [*_failed_strings(backend, kwargs.pop("failed_calls", None)), *kwargs.pop("banned", ())]
+        banned = kwargs.pop("banned", ())
+        extra = [
+            *_failed_strings(backend, kwargs.pop("failed_calls", None)),
+            *([banned] if isinstance(banned, str) else banned),
+        ]
         if stop:
             kwargs.setdefault("stop_strings", list(stop))
             kwargs.setdefault("tokenizer", backend.tokenizer)
