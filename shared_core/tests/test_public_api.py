@@ -53,6 +53,7 @@ def test_all_names_exist_once() -> None:
         "LRUCache",
         "SpecialTokens",
         "remove_special_tokens",
+        "MEDIA_BLOCK_TYPES",
     ):
         assert name in toolerr.__all__
 

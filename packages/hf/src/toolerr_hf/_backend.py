@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 import torch
 from toolerr import (
+    MEDIA_BLOCK_TYPES,
     PROFILES,
     DetectionRecord,
     FailureLedger,
@@ -32,7 +33,6 @@ from toolerr import (
     content_text,
     remove_special_tokens,
 )
-from toolerr._types import MEDIA_BLOCK_TYPES
 from transformers import LogitsProcessorList, StoppingCriteria, StoppingCriteriaList
 
 from ._auto import resolve_form
