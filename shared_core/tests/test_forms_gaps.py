@@ -2,21 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
-from toolerr import GUIDANCE, Message, ToolCall, ToolErrorLayer, rewrite_openai_chat
-
-RATE = "Error: HTTP 429 Too Many Requests"
-NOTE = (
-    'Note from the tool runtime: the last attempt called read with path="a" and it failed with: '
-    f"{RATE}\n\n{GUIDANCE['transient']}"
-)
-
-
-def dump(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
+from edge_support import NOTE, RATE, dump
+from toolerr import Message, ToolCall, ToolErrorLayer, rewrite_openai_chat
 
 
 def duplicated(second: str = RATE) -> list[Message]:

@@ -4,22 +4,12 @@ as LiteLLM and older OpenAI clients still send it: read as a call and its result
 from __future__ import annotations
 
 import copy
-import json
 from typing import Any
 
 import pytest
 import toolerr
+from edge_support import NOTE, RATE, dump
 from toolerr import GUIDANCE, rewrite_openai_chat, rewrite_wire
-
-RATE = "Error: HTTP 429 Too Many Requests"
-NOTE = (
-    'Note from the tool runtime: the last attempt called read with path="a" and it failed with: '
-    f"{RATE}\n\n{GUIDANCE['transient']}"
-)
-
-
-def dump(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
 
 
 def legacy(result: str = RATE, text: str | None = None) -> list[dict[str, Any]]:

@@ -17,8 +17,9 @@ from google.adk.runners import InMemoryRunner
 from google.genai import types
 from pydantic import PrivateAttr
 
-Step = Sequence[tuple[str, dict[str, Any]]] | str
-"""One planned model turn: function calls ``(name, args)`` or a final text."""
+Step = Sequence[tuple[str, dict[str, Any]]] | Sequence[types.Part] | str
+"""One planned model turn: function calls ``(name, args)``, the parts as a model sends
+them (a Gemini turn with its thought signatures), or a final text."""
 
 
 class ScriptedLlm(BaseLlm):
@@ -48,6 +49,8 @@ class ScriptedLlm(BaseLlm):
         step: Step = self._script[index] if index < len(self._script) else "done"
         if isinstance(step, str):
             parts = [types.Part(text=step)]
+        elif step and all(isinstance(p, types.Part) for p in step):
+            parts = [p.model_copy(deep=True) for p in step if isinstance(p, types.Part)]
         else:
             parts = [
                 types.Part(

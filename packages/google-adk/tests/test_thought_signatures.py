@@ -18,19 +18,15 @@ signed one. C0, C1 and C3 leave every model content as the model made it.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
-from adk_support import dump
+from adk_support import ScriptedLlm, dump
 from google.adk.agents import LlmAgent
 from google.adk.apps import App
-from google.adk.models.base_llm import BaseLlm
-from google.adk.models.llm_request import LlmRequest
-from google.adk.models.llm_response import LlmResponse
 from google.adk.runners import InMemoryRunner
 from google.genai import types
-from pydantic import PrivateAttr
 from toolerr import NOTE_PREFIX
 from toolerr_google_adk import ToolErrorPlugin
 
@@ -46,32 +42,6 @@ def call(city: str, signature: bytes | None = None) -> types.Part:
     )
 
 
-class GeminiShapedLlm(BaseLlm):
-    """Answers with the planned model contents (parts as Gemini sends them, signatures
-    included); records a deep copy of every request's contents."""
-
-    model: str = "gemini-3-scripted"
-    _script: list[list[types.Part]] = PrivateAttr(default_factory=list)
-    _requests: list[list[types.Content]] = PrivateAttr(default_factory=list)
-
-    def __init__(self, script: Sequence[list[types.Part]], **data: Any) -> None:
-        super().__init__(**data)
-        self._script = [list(parts) for parts in script]
-
-    @property
-    def requests(self) -> list[list[types.Content]]:
-        return self._requests
-
-    async def generate_content_async(
-        self, llm_request: LlmRequest, stream: bool = False
-    ) -> AsyncGenerator[LlmResponse, None]:
-        self._requests.append([c.model_copy(deep=True) for c in llm_request.contents])
-        await asyncio.sleep(0)
-        index = len(self._requests) - 1
-        parts = self._script[index] if index < len(self._script) else [types.Part(text="done")]
-        yield LlmResponse(content=types.Content(role="model", parts=[p.model_copy(deep=True) for p in parts]))
-
-
 def get_weather(city: str) -> dict[str, Any]:
     """The weather in a city."""
     if not city:
@@ -82,7 +52,7 @@ def get_weather(city: str) -> dict[str, Any]:
 def run_script(script: Sequence[list[types.Part]], form: str) -> list[types.Content]:
     """One invocation through the real Runner; the contents the model got at the step after
     the last planned call (the decision step)."""
-    model = GeminiShapedLlm(script)
+    model = ScriptedLlm(script, model="gemini-3-scripted")  # parts as Gemini sends them
     agent = LlmAgent(name="assistant", model=model, tools=[get_weather])
     runner = InMemoryRunner(app=App(name="app", root_agent=agent, plugins=[ToolErrorPlugin(form=form)]))
 
