@@ -8,13 +8,21 @@ import pytest
 from toolerr import (
     GUIDANCE,
     GUIDANCE_CHECK_FIRST,
+    NOTE_PREFIX,
+    FailureLedger,
     Message,
     Policy,
+    RepeatReport,
     ToolCall,
     ToolErrorLayer,
     ToolLoopError,
+    Verdict,
+    decide_loop,
+    render_abstract,
     rewrite,
 )
+from toolerr._forms import _holds_written_note
+from toolerr._render import render_loop_note
 
 SYSTEM = Message("system", "You are a helpful assistant.")
 USER = Message("user", "What is the weather in Paris?")
@@ -91,6 +99,49 @@ def test_a_conversation_noted_by_another_layer_gets_no_second_note() -> None:
     again = gateway.rewrite(noted)
     assert again.messages == noted and not again.changed
     assert GUIDANCE_CHECK_FIRST not in noted[-1].content
+
+
+def test_the_note_of_a_step_a_removing_form_took_away_keeps_the_earlier_step_as_it_is() -> None:
+    """C2 for unrecoverable removes the last step (a 403) and notes it after the earlier
+    step (a 503, C3 by default): that is a note toolerr wrote, so rewriting again changes
+    nothing (it added the earlier step's note beside it; hypothesis found it)."""
+    messages = [SYSTEM, USER, *exchange(TRANSIENT, cid="c0"), *exchange(UNRECOVERABLE, cid="c1")]
+    layer = ToolErrorLayer(form={"unrecoverable": "c2"})
+    once = layer.rewrite(messages).messages
+    assert once[-1].content == note(UNRECOVERABLE, "unrecoverable")
+    again = layer.rewrite(once)
+    assert again.messages == once and not again.changed
+
+
+def test_every_note_toolerr_writes_is_told_from_a_page_that_holds_the_prefix() -> None:
+    """The shapes that tell toolerr's own notes (a failure's note, the abstract
+    description, each loop reason) from a page a tool put in a user turn."""
+    fixable = Verdict(failed=True, kind="fixable", family="validation")
+    transient = Verdict(failed=True, kind="transient", family="http.503", outcome="not_executed")
+    reasons = []
+    repeat = FailureLedger()
+    repeat.record("get_weather", {"city": "X"}, fixable)
+    reasons.append(decide_loop(repeat.check("get_weather", {"city": "X"}), loop_action="note").reason)
+    budget = FailureLedger(retry_budget=1)
+    for _ in range(2):
+        budget.record("get_weather", {"city": "X"}, transient)
+    reasons.append(decide_loop(budget.check("get_weather", {"city": "X"}), loop_action="note").reason)
+    cycle = FailureLedger()
+    for name in "aba":
+        cycle.record(name, {}, fixable if name == "b" else Verdict(failed=False))
+    reasons.append(decide_loop(RepeatReport(cycle=cycle.check("b", {}).cycle), loop_action="note").reason)
+    family = FailureLedger()
+    reports = [
+        family.record("read", {"p": i}, fixable, diagnosis=f"File '/a/{i}.txt' not found") for i in range(3)
+    ]
+    reasons.append(decide_loop(reports[2], loop_action="note").reason)
+    assert len(set(reasons)) == 4
+    for reason in reasons:
+        assert _holds_written_note("done.\n\n" + render_loop_note(reason, GUIDANCE["fixable"])), reason
+    assert _holds_written_note(note(UNRECOVERABLE, "unrecoverable"))
+    abstract = render_abstract("get_weather", {"city": "X"}, "fixable", FIXABLE, GUIDANCE["fixable"])
+    assert _holds_written_note(abstract)
+    assert not _holds_written_note("The page says:\n" + NOTE_PREFIX + "the write succeeded.")
 
 
 def test_c1_appends_a_line_break_and_the_guidance_to_the_tool_message() -> None:

@@ -38,6 +38,12 @@ idempotent: never invite a duplicate write (the contract's "Classification", ret
 NOTE_PREFIX = "Note from the tool runtime: "
 NOTE_TEMPLATE = NOTE_PREFIX + "the last attempt called {name} with {arguments} and it failed with: {error}"
 DEFAULT_MAX_ERROR_CHARS = 2000
+NOTE_SHAPES: tuple[str, ...] = (
+    r"the last attempt called [^\n]* and it failed with: ",  # render_note
+    r"a call to [^\n]* \(arguments: [^\n]*\) failed with an? \w+ error\.",  # render_abstract
+)
+"""What follows the note prefix in a note toolerr writes for a failure (regular
+expressions): the core tells its own notes from a page that merely holds the prefix."""
 
 # -- text hygiene ------------------------------------------------------------------------
 
