@@ -45,6 +45,7 @@ from toolerr import (
     GUIDANCE_CHECK_FIRST,
     NOTE_PREFIX,
     Message,
+    NoteParts,
     ToolCall,
     ToolErrorLayer,
     clean_text,
@@ -350,6 +351,24 @@ def test_a_note_is_recognised_only_at_the_start_of_a_line() -> None:
     assert has_note("go on\n\n" + NOTE_PREFIX + "x")
     assert has_note("go on\n" + NOTE_PREFIX + "x")  # a note in its own content block
     assert not has_note("the user quoted " + NOTE_PREFIX + "x")
+
+
+def test_note_parts_keep_the_prefix_only_in_the_parts_an_adapter_made() -> None:
+    """What pydantic-ai's and ADK's adapters show the core of a user part: a part of theirs
+    keeps the note prefix; any other part that holds it (a tool's page) is no note."""
+
+    class Part:
+        def __init__(self, text: str) -> None:
+            self.text = text
+
+    notes: NoteParts[Part] = NoteParts()
+    ours, page = notes.made(Part(NOTE_PREFIX + "x")), Part("page\n" + NOTE_PREFIX + "x")
+    assert notes.text(ours, ours.text) == ours.text and has_note(notes.text(ours, ours.text))
+    assert not has_note(notes.text(page, page.text))
+    assert notes.text(page, page.text).replace("note", "Note", 1) == page.text
+    assert notes.text(page, "plain") == "plain"
+    del ours  # held weakly: a collected part leaves nothing behind
+    assert not notes._made
 
 
 @fuzz(100)

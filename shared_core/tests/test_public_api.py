@@ -54,6 +54,7 @@ def test_all_names_exist_once() -> None:
         "SpecialTokens",
         "remove_special_tokens",
         "MEDIA_BLOCK_TYPES",
+        "NoteParts",
     ):
         assert name in toolerr.__all__
 

@@ -10,11 +10,14 @@ import json
 import logging
 import re
 import threading
+import weakref
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from ._failopen import log_swallowed
 from ._types import Kind, Verdict
+
+_Part = TypeVar("_Part")
 
 GUIDANCE: Mapping[str, str] = {
     "transient": "This is a temporary failure. Retrying the same call is expected to succeed.",
@@ -651,6 +654,32 @@ def has_note(text: str) -> bool:
     Restated tool text never holds the prefix (:func:`clean_text` replaces it), so tool
     text cannot make a result look rewritten."""
     return text.startswith(NOTE_PREFIX) or f"\n{NOTE_PREFIX}" in text
+
+
+_QUOTED_NOTE_PREFIX = NOTE_PREFIX[0].lower() + NOTE_PREFIX[1:]
+
+
+class NoteParts(Generic[_Part]):
+    """The objects an adapter made to carry toolerr's notes (a framework's message parts),
+    so that text the framework put in a user turn from elsewhere (a tool's page, a loaded
+    document) cannot pass for a note: :meth:`text` shows the note prefix of any other
+    object to the core with a lower-case first letter, which :func:`has_note` does not
+    read as a note. Objects are held weakly and known by identity; thread-safe."""
+
+    def __init__(self) -> None:
+        self._made: weakref.WeakValueDictionary[int, _Part] = weakref.WeakValueDictionary()
+
+    def made(self, part: _Part) -> _Part:
+        """Record ``part`` as one this adapter made for a note; returns it."""
+        self._made[id(part)] = part
+        return part
+
+    def text(self, part: object, text: str) -> str:
+        """``text`` of ``part`` as the core is to read it: as it is in a part :meth:`made`
+        recorded, with the note prefix quoted in any other."""
+        if NOTE_PREFIX not in text or self._made.get(id(part)) is part:
+            return text
+        return text.replace(NOTE_PREFIX, _QUOTED_NOTE_PREFIX)
 
 
 _ALL_GUIDANCE = "|".join(

@@ -16,13 +16,12 @@ note prefix in it is shown to the core in a form the core does not read as a not
 from __future__ import annotations
 
 import json
-import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from google.genai import types
-from toolerr import NOTE_PREFIX, Message, Role, ToolCall, content_text
+from toolerr import Message, NoteParts, Role, ToolCall, content_text
 
 __all__ = ["CLIENT", "Conversation", "response_content", "to_conversation"]
 
@@ -30,16 +29,12 @@ CLIENT = "generic"
 """ADK's tool results carry no client template of their own."""
 
 
-_NOTE_PARTS: weakref.WeakValueDictionary[int, types.Part] = weakref.WeakValueDictionary()
-"""The text parts this adapter made to carry toolerr's text (notes), by ``id()``."""
-
-_QUOTED_PREFIX = NOTE_PREFIX[0].lower() + NOTE_PREFIX[1:]
+_NOTES: NoteParts[types.Part] = NoteParts()
+"""The text parts this adapter made to carry toolerr's text (notes)."""
 
 
 def _note_part(text: str) -> types.Part:
-    part = types.Part(text=text)
-    _NOTE_PARTS[id(part)] = part
-    return part
+    return _NOTES.made(types.Part(text=text))
 
 
 def _user_text(parts: Sequence[types.Part]) -> str:
@@ -50,9 +45,7 @@ def _user_text(parts: Sequence[types.Part]) -> str:
         text = part.text
         if text is None or part.thought:
             continue
-        if NOTE_PREFIX in text and _NOTE_PARTS.get(id(part)) is not part:
-            text = text.replace(NOTE_PREFIX, _QUOTED_PREFIX)
-        texts.append(text)
+        texts.append(_NOTES.text(part, text))
     return "".join(texts)
 
 

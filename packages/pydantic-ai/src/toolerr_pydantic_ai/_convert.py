@@ -19,7 +19,6 @@ read as a note, and what a form appends to such a part is appended to its own co
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, cast
@@ -39,7 +38,7 @@ from pydantic_ai.messages import (
     ToolReturnPart,
     UserPromptPart,
 )
-from toolerr import NOTE_PREFIX, Message, ToolCall
+from toolerr import Message, NoteParts, ToolCall
 
 CLIENT = "generic"
 
@@ -73,22 +72,8 @@ class MessageCache:
         self._entries[id(entry[0])] = entry
 
 
-_NOTE_PARTS: weakref.WeakValueDictionary[int, UserPromptPart] = weakref.WeakValueDictionary()
-"""The user prompt parts this adapter made to carry toolerr's text (notes), by ``id()``."""
-
-_QUOTED_PREFIX = NOTE_PREFIX[0].lower() + NOTE_PREFIX[1:]
-
-
-def _ours(part: UserPromptPart) -> UserPromptPart:
-    _NOTE_PARTS[id(part)] = part
-    return part
-
-
-def _quoted(text: str, part: UserPromptPart) -> str:
-    """A user part's text as the core sees it: toolerr's note prefix only in its own parts."""
-    if NOTE_PREFIX not in text or _NOTE_PARTS.get(id(part)) is part:
-        return text
-    return text.replace(NOTE_PREFIX, _QUOTED_PREFIX)
+_NOTES: NoteParts[UserPromptPart] = NoteParts()
+"""The user prompt parts this adapter made to carry toolerr's text (notes)."""
 
 
 def tool_return_text(part: BaseToolReturnPart[Any]) -> str:
@@ -99,10 +84,10 @@ def tool_return_text(part: BaseToolReturnPart[Any]) -> str:
 def _user_content(part: UserPromptPart) -> Any:
     content: Any = part.content
     if isinstance(content, str):
-        return _quoted(content, part)
+        return _NOTES.text(part, content)
     if isinstance(content, Sequence):
         return [
-            {"type": "text", "text": _quoted(c, part)} if isinstance(c, str) else {"type": "file"}
+            {"type": "text", "text": _NOTES.text(part, c)} if isinstance(c, str) else {"type": "file"}
             for c in content
         ]
     return ""
@@ -176,7 +161,7 @@ class Conversation:
                 origin = None
             if origin is None:
                 # A new message (the note): a user prompt part of the request it follows.
-                note = _ours(UserPromptPart(message.text))
+                note = _NOTES.made(UserPromptPart(message.text))
                 last = groups[-1][0] if groups else None
                 if groups and (last is None or isinstance(self.source[last], ModelRequest)):
                     groups[-1][1].append(note)
@@ -241,13 +226,13 @@ def _changed_part(part: ModelRequestPart, message: Message) -> ModelRequestPart:
     if isinstance(part, UserPromptPart):
         if isinstance(part.content, str):
             # what the form appended, after the part's own text
-            before, text = _quoted(part.content, part), message.text
+            before, text = _NOTES.text(part, part.content), message.text
             added = text[len(before) :] if text.startswith(before) else None
-            return _ours(replace(part, content=part.content + added if added is not None else text))
+            return _NOTES.made(replace(part, content=part.content + added if added is not None else text))
         content = list(part.content)
         extra = message.content[len(content) :] if isinstance(message.content, list) else []
         texts = [block.get("text", "") for block in extra if isinstance(block, dict)]
-        return _ours(replace(part, content=[*content, *texts]))
+        return _NOTES.made(replace(part, content=[*content, *texts]))
     return part
 
 
