@@ -120,11 +120,11 @@ def _own(message: Message) -> Message:
 
 
 def _own_call(call: ToolCall) -> ToolCall:
-    arguments = call.arguments
     # arguments parsed from the model's text (``raw_arguments``) are already a fresh object
-    if call.raw_arguments is not None or arguments is None or isinstance(arguments, (str, int, float)):
+    if call.raw_arguments is not None:
         return call
-    return dataclasses.replace(call, arguments=_copy(arguments))
+    owned = _copy(call.arguments)
+    return call if owned is call.arguments else dataclasses.replace(call, arguments=owned)
 
 
 class _Converted:
