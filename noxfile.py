@@ -137,6 +137,8 @@ def real_errors(session: nox.Session) -> None:
     committed JSONL, and the classification targets on it."""
     session.install(*TEST_TOOLS)
     session.install("-e", "shared_core", *REAL_ERROR_LIBRARIES)
+    # the held-out corpus' libraries (issue 24), one block per module of libraries/
+    session.install("-r", "shared_core/tests/real_errors/libraries/requirements.txt")
     session.run(
         "pytest",
         "-q",
