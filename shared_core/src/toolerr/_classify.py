@@ -106,6 +106,7 @@ class _Evidence:
         "other_status",
         "outcomes",
         "retry_after",
+        "status",
         "structure",
         "traps",
         "words",
@@ -115,6 +116,9 @@ class _Evidence:
         self.traps: list[_Hit] = []
         self.structure: list[_Hit] = []  # codes and exception names
         self.words: list[_Hit] = []
+        # The HTTP status and its reason phrases: the fallback, read only where nothing more
+        # specific (a code, an exception name, a word of the message) gives a kind.
+        self.status: list[_Hit] = []
         self.families: list[str] = []  # from rules that decide no kind
         self.outcomes: list[R.RuleOutcome] = []  # hints and transient hits
         self.decisive: _Hit | None = None  # a rule that keeps the failure ambiguous
@@ -123,14 +127,14 @@ class _Evidence:
         self.other_status: int | str | None = None
         self.retry_after: float | None = None
 
-    def add_code(self, rule: R.CodeRule, rule_id: str) -> None:
+    def add_code(self, rule: R.CodeRule, rule_id: str, *, status: bool = False) -> None:
         if rule.kind is None:
             self.families.append(rule.family)
         else:
             hit = _CODE_HITS.get(rule_id)
             if hit is None:
                 hit = _CODE_HITS[rule_id] = _Hit(rule.kind, rule_id, rule.family, rule.outcome, rule.decisive)
-            self.structure.append(hit)
+            (self.status if status else self.structure).append(hit)
         if rule.outcome is not None:
             self.outcomes.append(rule.outcome)
 
@@ -138,7 +142,10 @@ class _Evidence:
 _CODE_HITS: dict[str, _Hit] = {}
 _WORD_HITS: dict[R.Word, _Hit] = {
     word: _Hit(
-        word.kind, "trap:quota" if word.trap else f"words:{word.kind}:{word.text}", word.family, word.outcome
+        word.kind,
+        f"trap:{word.family}" if word.trap else f"words:{word.kind}:{word.text}",
+        word.family,
+        word.outcome,
     )
     for word in R.WORDS
     if word.kind is not None
@@ -186,7 +193,7 @@ def _http(ev: _Evidence, code: int) -> None:
     if rule is None:
         ev.families.append(f"http.{code}")
         return
-    ev.add_code(rule, f"http:{code}")
+    ev.add_code(rule, f"http:{code}", status=True)
 
 
 def _grpc(ev: _Evidence, name: str) -> None:
@@ -339,6 +346,8 @@ def _scan(ev: _Evidence, text: str, *, names: bool = True) -> None:
                     ev.decisive = _Hit(None, None, word.family, None, True)
             elif word.trap:
                 ev.traps.append(_WORD_HITS[word])
+            elif word.text in R.STATUS_PHRASES:
+                ev.status.append(_WORD_HITS[word])
             else:
                 ev.words.append(_WORD_HITS[word])
                 if word.outcome is not None:
@@ -409,6 +418,8 @@ def _link_hits(link: Link) -> list[_Hit]:
     ev = _Evidence()
     if link.aws_code is not None:
         _aws(ev, link.aws_code)
+        hits.extend(ev.structure)
+        ev.structure.clear()
     if link.status is not None:
         # AWS answers 400 for many conditions that are not the caller's mistake: with an
         # error code the table does not know, a 400 is not read as "fixable".
@@ -416,6 +427,7 @@ def _link_hits(link: Link) -> list[_Hit]:
         status_rule = R.HTTP_STATUS.get(link.status)
         if not (aws_unknown and status_rule is not None and status_rule.kind == "fixable"):
             _http(ev, link.status)
+            hits.extend(ev.status)
     if link.grpc is not None:
         _grpc(ev, link.grpc)
     if link.sqlstate is not None:
@@ -428,6 +440,36 @@ def _link_hits(link: Link) -> list[_Hit]:
     if rule is not None and rule.kind is None and rule.decisive:
         hits.append(_Hit(None, None, rule.family, None, True))
     return hits
+
+
+def _status_level(link: Link, top: _Hit) -> bool:
+    """Whether the exception's strongest hit says no more than its HTTP status: no specific
+    code, and a class that is absent or only names the status (``PermissionDeniedError`` for
+    403, ``InternalServerError`` for 500)."""
+    if link.status is None or _specific(link) is not None:
+        return False
+    if link.grpc is not None or link.sqlstate is not None or link.errno_name is not None:
+        return False
+    status_rule = R.HTTP_STATUS.get(link.status)
+    if status_rule is None or status_rule.kind is None:
+        return False
+    rule = link.rule
+    return rule is None or rule.kind is None or (rule.kind == status_rule.kind and top.kind == rule.kind)
+
+
+def _said(link: Link) -> _Evidence:
+    """What the exception's own message and response body say, its class name left out."""
+    said = _Evidence()
+    message = link.message
+    prefix = link.qualname + ": "
+    if message.startswith(prefix):
+        message = message[len(prefix) :]
+    elif message == link.qualname:
+        message = ""
+    _scan(said, message, names=False)
+    if link.body:
+        _scan(said, link.body, names=False)
+    return said
 
 
 def _link_outcomes(link: Link) -> Iterable[R.RuleOutcome]:
@@ -444,17 +486,33 @@ def _link_outcomes(link: Link) -> Iterable[R.RuleOutcome]:
 _RANK: dict[str | None, int] = {"unrecoverable": 0, "transient": 1, "fixable": 2}
 
 
-def _best(ev: _Evidence) -> _Hit | None:
-    """The highest-priority kind (unrecoverable, transient, fixable); within a kind, structure
-    before words, then the first found."""
+def _ranked(groups: Iterable[list[_Hit]], worst: int = 3) -> _Hit | None:
+    """The highest-priority hit (unrecoverable, transient, fixable) of ``groups`` ranked
+    better than ``worst``; within a kind, the first group, then the first found."""
     best: _Hit | None = None
-    best_rank = 3
-    for hits in (ev.structure, ev.words):
+    best_rank = worst
+    for hits in groups:
         for hit in hits:
             rank = _RANK.get(hit.kind, 3)
             if rank < best_rank:
                 best, best_rank = hit, rank
     return best
+
+
+def _best(ev: _Evidence) -> _Hit | None:
+    """The kind from the most specific evidence. A code or word that says unrecoverable or
+    transient (a rate limit in a 403's body, out of memory in a 503's) beats the HTTP status
+    class; the status beats a fixable word (a 401 whose message says "did not match"); a
+    fixable word decides where there is no status. Within each, the priority order
+    unrecoverable, transient, fixable, structure before words."""
+    strong = _ranked((ev.structure, ev.words), worst=2)
+    status = _ranked((ev.status,))
+    if strong is not None:
+        # the same kind from a code of the status and from a word: the code is the rule
+        return status if status is not None and status.kind == strong.kind and strong in ev.words else strong
+    if status is not None:
+        return status
+    return _ranked((ev.structure, ev.words))
 
 
 def _final_outcome(outcomes: list[R.RuleOutcome]) -> Outcome:
@@ -587,7 +645,8 @@ def _classify(det: Detection, exception: BaseException | None, depth: int = 0) -
             return _verdict(det, ev.traps[0], facts, ev)
         if body_ev.traps:
             return _verdict(det, body_ev.traps[0], facts, ev)
-        top_hits = _link_hits(facts.links[0])
+        top_link = facts.links[0]
+        top_hits = _link_hits(top_link)
         if top_hits:
             top = top_hits[0]
             if top.kind is None and top.decisive:
@@ -596,6 +655,13 @@ def _classify(det: Detection, exception: BaseException | None, depth: int = 0) -
                 _scan_view(det, ev)
                 if ev.traps:
                     return _verdict(det, ev.traps[0], facts, ev)
+                if _status_level(top_link, top):
+                    said = _said(top_link)
+                    if said.decisive is not None:
+                        return _verdict(det, None, facts, said, family=said.decisive.family)
+                    strong = _ranked((said.structure, said.words), worst=2)
+                    if strong is not None and strong.kind != top.kind:
+                        return _verdict(det, strong, facts, said)
                 return _verdict(det, top, facts, ev)
 
     template = det.template

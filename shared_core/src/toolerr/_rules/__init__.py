@@ -121,6 +121,7 @@ from .templates import (
     TEMPLATES,
 )
 from .words import (
+    STATUS_PHRASES,
     WORDS,
 )
 
@@ -170,6 +171,7 @@ __all__ = [
     "SQLSTATE_ATTRIBUTES",
     "SQLSTATE_CLASSES",
     "START_STATUS",
+    "STATUS_PHRASES",
     "STATUS_ATTRIBUTES",
     "TAIL_CHARS",
     "TEMPLATES",

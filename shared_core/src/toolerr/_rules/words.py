@@ -501,3 +501,22 @@ WORDS: tuple[Word, ...] = (
     ),
     Word("Cannot specify both", F, "validation", None, "MCP reference servers' mutually exclusive arguments"),
 )
+
+# HTTP reason phrases: they say no more than the status code, so they count as the status
+# (the fallback): a more specific word or code in the same text decides before them.
+STATUS_PHRASES: frozenset[str] = frozenset(
+    {
+        "Forbidden",
+        "Unauthorized",
+        "Payment Required",
+        "Too Many Requests",
+        "Service Unavailable",
+        "Gateway Timeout",
+        "Gateway Time-out",
+        "Request Timeout",
+        "Bad Gateway",
+        "Internal Server Error",
+        "Bad Request",
+        "Unprocessable",
+    }
+)
