@@ -80,6 +80,7 @@ _SCANNER = Scanner(_entries())
 _START_STATUS = re.compile(R.START_STATUS)
 _EXCEPTION_NAME = re.compile(R.EXCEPTION_NAME)
 _ERROR_PREFIX = re.compile(R.ERROR_PREFIX)
+_REPLY_PHRASE = re.compile(R.REPLY_PHRASE)
 _LINE_START_NAME = re.compile(
     r"^(?P<name>(?:[A-Za-z_]\w{0,80}\.){0,8}[A-Za-z_]\w{0,120})(?=[:(]|$)", re.MULTILINE
 )
@@ -194,6 +195,14 @@ def _http(ev: _Evidence, code: int) -> None:
         ev.families.append(f"http.{code}")
         return
     ev.add_code(rule, f"http:{code}", status=True)
+
+
+def _reply(ev: _Evidence, code: int) -> None:
+    rule = R.REPLY_CODES.get(code)
+    if rule is not None:
+        ev.add_code(rule, f"reply:{code}")
+    else:
+        ev.families.append(f"reply.{code}")
 
 
 def _grpc(ev: _Evidence, name: str) -> None:
@@ -325,7 +334,11 @@ def _scan(ev: _Evidence, text: str, *, names: bool = True) -> None:
             if text[pos : pos + 1].isdigit() or text.startswith("HTTP", pos):
                 m = _START_STATUS.match(text)
                 if m is not None:
-                    _http(ev, int(m.group("code")))
+                    code = int(m.group("code"))
+                    if _REPLY_PHRASE.match(text, m.end("code")) and "HTTP" not in text[: m.start("code")]:
+                        _reply(ev, code)  # an SMTP or FTP reply line, not an HTTP status
+                    else:
+                        _http(ev, code)
             nm = _EXCEPTION_NAME.match(text, pos)
             if nm is not None:
                 _exception_name(ev, nm.group("name"), last=True)
@@ -398,6 +411,8 @@ def _specific(link: Link) -> tuple[R.CodeRule, str] | None:
             return aws, f"aws:{link.aws_code}"
     if link.rate_limited and link.status in (403, 429):
         return R.RATE_LIMIT_RULE, "header:x-ratelimit-remaining"
+    for code_rule, code_id in link.protocol:
+        return code_rule, code_id
     return None
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno as _errno
 import json
 import logging
+import re
 import select
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -49,6 +50,7 @@ class Link:
     body: str = ""  # the start of the HTTP response body the exception carries
     vendor: list[str] = field(default_factory=list)  # API error codes (body, SDK attributes)
     rate_limited: bool = False  # a rate-limit header says nothing is left
+    protocol: list[tuple[R.CodeRule, str]] = field(default_factory=list)  # SMTP, FTP, WebSocket
 
 
 @dataclass
@@ -116,6 +118,8 @@ def lookup_name(name: str) -> R.ExceptionRule | None:
                 return candidate
         return None
     if qualname in _BARE_SUFFIXES or not qualname.endswith(_BARE_SUFFIXES):
+        return None
+    if qualname in R.AMBIGUOUS_BARE_NAMES:
         return None
     rules = _BY_NAME.get(qualname, ())
     for rule in rules:
@@ -289,7 +293,25 @@ def _vendor_codes(body: str, link: Link) -> None:
         data = json.loads(body)
     except (ValueError, RecursionError):
         return
-    error = data.get("error") if isinstance(data, dict) else None
+    if not isinstance(data, dict):
+        return
+    error = data.get("error")
+    if isinstance(error, str) and data.get("ok") is False:
+        # Slack and others: {"ok": false, "error": "ratelimited"}, often on HTTP 200
+        if error in R.VENDOR_ERROR_CODES:
+            link.vendor.append(error)
+        return
+    if data.get("kind") == "Status":  # Kubernetes: {"kind": "Status", "reason": "AlreadyExists"}
+        reason = data.get("reason")
+        if isinstance(reason, str) and reason in R.SAAS_ERROR_CODES:
+            link.vendor.append(reason)
+        return
+    errors = data.get("errors")
+    if isinstance(errors, list):  # GitHub 422: {"errors": [{"code": "already_exists"}]}
+        for item in errors[:8]:
+            code = item.get("code") if isinstance(item, dict) else None
+            if isinstance(code, str) and code in R.SAAS_ERROR_CODES:
+                link.vendor.append(code)
     if not isinstance(error, dict):
         return
     for key in ("code", "type", "status"):
@@ -310,6 +332,60 @@ def _rate_limited(headers: Any) -> bool:
         if isinstance(value, str) and value.strip() == "0":
             return True
     return False
+
+
+_ENHANCED = re.compile(rb"^\s*([245])\.(\d{1,3})\.(\d{1,3})\b")
+
+
+def _reply(link: Link, code: Any, text: Any) -> None:
+    """An SMTP or FTP reply: its RFC 3463 enhanced code where the text starts with one, else
+    its reply code."""
+    if isinstance(text, str):
+        text = text.encode("utf-8", "replace")
+    if isinstance(text, bytes):
+        m = _ENHANCED.match(text[:64])
+        if m is not None:
+            klass, subject, detail = (g.decode() for g in m.groups())
+            for key in (f"{klass}.{subject}.{detail}", f"{klass}.{subject}", klass):
+                rule = R.ENHANCED_CODES.get(key)
+                if rule is not None:
+                    link.protocol.append((rule, f"smtp:{klass}.{subject}.{detail}"))
+                    return
+    if isinstance(code, int) and not isinstance(code, bool):
+        rule = R.REPLY_CODES.get(code)
+        if rule is not None:
+            link.protocol.append((rule, f"reply:{code}"))
+
+
+def _protocol_codes(exc: BaseException, link: Link, display: str) -> None:
+    """Codes of protocols other than HTTP: SMTP and FTP replies, WebSocket close codes."""
+    if display.startswith("smtplib."):
+        code = safe_getattr(exc, "smtp_code")
+        if code is not None:
+            _reply(link, code, safe_getattr(exc, "smtp_error"))
+            return
+        recipients = safe_getattr(exc, "recipients")  # SMTPRecipientsRefused: {addr: (code, msg)}
+        if isinstance(recipients, Mapping):
+            replies = [v for v in list(recipients.values())[:16] if isinstance(v, tuple) and len(v) == 2]
+            # a permanent refusal of any recipient decides before a temporary one
+            replies.sort(key=lambda v: 0 if isinstance(v[0], int) and v[0] >= 500 else 1)
+            if replies:
+                _reply(link, replies[0][0], replies[0][1])
+        return
+    if display.startswith("ftplib."):
+        args = safe_getattr(exc, "args")
+        first = args[0] if isinstance(args, tuple) and args else None
+        if isinstance(first, str) and len(first) >= 3 and first[:3].isdigit():
+            _reply(link, int(first[:3]), first[4:])
+        return
+    if display.startswith("websockets."):
+        for holder in (safe_getattr(exc, "rcvd"), safe_getattr(exc, "sent")):
+            code = safe_getattr(holder, "code") if holder is not None else None
+            if isinstance(code, int) and not isinstance(code, bool):
+                rule = R.WEBSOCKET_CLOSE.get(code)
+                if rule is not None:
+                    link.protocol.append((rule, f"websocket:{code}"))
+                return
 
 
 def _read_link(exc: BaseException, facts: ExceptionFacts) -> Link:
@@ -376,6 +452,13 @@ def _read_link(exc: BaseException, facts: ExceptionFacts) -> Link:
     body = safe_getattr(exc, "body")  # openai / anthropic APIStatusError.body (parsed JSON)
     if body is not None and not link.body:
         link.body = _body_text(body)
+    if not link.body:
+        # parsed bodies: stripe ``json_body``, PyGithub ``data``, slack_sdk ``response.data``
+        for holder, attr in ((exc, "json_body"), (exc, "data"), (response, "data")):
+            value = safe_getattr(holder, attr) if holder is not None else None
+            if isinstance(value, (Mapping, list)):
+                link.body = _body_text(value)
+                break
     if not link.body and display == "urllib.error.HTTPError":
         link.body = _buffered_body(exc)
     if link.body:
@@ -407,6 +490,8 @@ def _read_link(exc: BaseException, facts: ExceptionFacts) -> Link:
             name = R.WINERROR.get(winerror)
     if name is not None:
         link.errno_name = name
+
+    _protocol_codes(exc, link, display)
 
     for attr in R.SQLSTATE_ATTRIBUTES:
         value = safe_getattr(exc, attr)

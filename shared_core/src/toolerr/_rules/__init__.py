@@ -114,6 +114,14 @@ from .markers import (
     TRACEBACK_SKIP_LINES,
     TRACEBACK_START,
 )
+from .protocols import (
+    AMBIGUOUS_BARE_NAMES,
+    ENHANCED_CODES,
+    REPLY_CODES,
+    REPLY_PHRASE,
+    SAAS_ERROR_CODES,
+    WEBSOCKET_CLOSE,
+)
 from .templates import (
     CODEX_JSON_EXIT_KEYS,
     SHELL_FORMATS,
@@ -126,6 +134,7 @@ from .words import (
 )
 
 __all__ = [
+    "AMBIGUOUS_BARE_NAMES",
     "AWS_ERROR_CODES",
     "BODY_MAX_CHARS",
     "BODY_WAIT_S",
@@ -136,6 +145,7 @@ __all__ = [
     "CODING_AGENTS",
     "ECHO_PATTERNS",
     "EMPTY_ERROR_VALUES",
+    "ENHANCED_CODES",
     "ERRNO",
     "ERRNO_SUBSTRING",
     "ERROR_PREFIX",
@@ -163,22 +173,26 @@ __all__ = [
     "OPENCODE_ERROR_TYPE",
     "RATE_LIMIT_REMAINING_HEADERS",
     "RATE_LIMIT_RULE",
+    "REPLY_CODES",
+    "REPLY_PHRASE",
     "RETRY_AFTER_HEADERS",
     "RETRY_UNITS",
+    "SAAS_ERROR_CODES",
     "SHELL_FORMATS",
     "SHELL_NONE_VALUES",
     "SQLSTATE",
     "SQLSTATE_ATTRIBUTES",
     "SQLSTATE_CLASSES",
     "START_STATUS",
-    "STATUS_PHRASES",
     "STATUS_ATTRIBUTES",
+    "STATUS_PHRASES",
     "TAIL_CHARS",
     "TEMPLATES",
     "TRACEBACK_SKIP_LINES",
     "TRACEBACK_START",
     "UO",
     "VENDOR_ERROR_CODES",
+    "WEBSOCKET_CLOSE",
     "WINDOW_CHARS",
     "WINERROR",
     "WORDS",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ._base import NE, UO, CodeRule, F, RuleKind, RuleOutcome, T, U
+from .protocols import SAAS_ERROR_CODES
 
 # ---------------------------------------------------------------------------------------------
 # HTTP status codes (RFC 9110 and provider conventions). Only 4xx and 5xx are read.
@@ -301,6 +302,7 @@ VENDOR_ERROR_CODES: dict[str, CodeRule] = {
     "SERVICE_DISABLED": CodeRule(U, "config", None, "Google ErrorInfo reason"),
     "ACCESS_TOKEN_EXPIRED": CodeRule(U, "auth", None, "Google ErrorInfo reason"),
 }
+VENDOR_ERROR_CODES.update({k: v for k, v in SAAS_ERROR_CODES.items() if k not in VENDOR_ERROR_CODES})
 # Response headers that say a 403/429 is a rate limit (GitHub: 403 with remaining 0).
 RATE_LIMIT_REMAINING_HEADERS: tuple[str, ...] = ("x-ratelimit-remaining", "x-ratelimit-remaining-requests")
 RATE_LIMIT_RULE = CodeRule(

@@ -4,6 +4,7 @@ exceptions."""
 from __future__ import annotations
 
 from ._base import NE, UO, ExceptionRule, F, T, U
+from .protocols import PROTOCOL_EXCEPTIONS
 
 # ---------------------------------------------------------------------------------------------
 # Exception classes. Found by ``__qualname__`` inside a module prefix, walking the MRO from the
@@ -213,6 +214,7 @@ EXCEPTIONS: tuple[ExceptionRule, ...] = (
     ExceptionRule("asyncpg", "SerializationError", T, "db_conflict", NE, source="asyncpg 40001"),
     ExceptionRule("asyncpg", "DeadlockDetectedError", T, "db_conflict", NE, source="asyncpg 40P01"),
     ExceptionRule("asyncpg", "InsufficientPrivilegeError", U, "permission", None, source="asyncpg 42501"),
+    *PROTOCOL_EXCEPTIONS,
 )
 
 # Exception attributes read for structured codes (besides the MRO).

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ._base import NE, UO, F, T, U, Word
 from .exceptions import EXCEPTIONS
+from .protocols import PROTOCOL_WORDS
 
 
 def _class_word(text: str, prefix: str, source: str, unless_before: str | None = None) -> Word:
@@ -62,7 +63,6 @@ WORDS: tuple[Word, ...] = (
     Word("authentication_error", U, "auth", None, "Anthropic error type"),
     Word("permission_error", U, "permission", None, "Anthropic error type"),
     Word("Payment Required", U, "quota", None, "HTTP 402 reason phrase"),
-    Word("No space left on device", U, "disk_full", None, "strerror(ENOSPC)"),
     # --- traps: quota, credits and billing exhausted (beat rate limits and HTTP 429) ---
     Word("insufficient_quota", U, "quota", None, "OpenAI 429 error code", trap=True),
     Word("exceeded your current quota", U, "quota", None, "OpenAI 429 insufficient_quota message", trap=True),
@@ -500,6 +500,7 @@ WORDS: tuple[Word, ...] = (
         "@modelcontextprotocol/server-filesystem edit_file (the oldText the caller gave)",
     ),
     Word("Cannot specify both", F, "validation", None, "MCP reference servers' mutually exclusive arguments"),
+    *PROTOCOL_WORDS,
 )
 
 # HTTP reason phrases: they say no more than the status code, so they count as the status

@@ -1,0 +1,574 @@
+"""Rules for what agents' tools talk to besides HTTP: account and storage state, protocols
+with codes of their own (Redis, SMTP and FTP replies, SSH, DNS, WebSocket close codes, AMQP,
+Kafka), SaaS error codes (also sent on HTTP 200), parsers fed the model's arguments, and the
+words that name a conflict. Each entry names its source.
+
+Written from the protocols' and services' documentation, not from the live corpus's
+held-out cases (``shared_core/tests/real_errors/libraries``): those measure these rules.
+"""
+
+from __future__ import annotations
+
+from ._base import NE, UO, CodeRule, ExceptionRule, F, RuleKind, RuleOutcome, T, U, Word
+
+# ---------------------------------------------------------------------------------------------
+# State that no retry and no other argument changes: traps (they beat the status, a rate
+# limit and every other word, as the quota traps do).
+# ---------------------------------------------------------------------------------------------
+
+
+def _trap(text: str, family: str, source: str) -> Word:
+    return Word(text, U, family, None, source, trap=True)
+
+
+STATE_WORDS: tuple[Word, ...] = (
+    _trap("ccount suspended", "account", "account state (SaaS APIs)"),
+    _trap("ccount has been suspended", "account", "account state (SaaS APIs)"),
+    _trap("ccount is suspended", "account", "account state (SaaS APIs)"),
+    _trap("ccount disabled", "account", "account state (SaaS APIs)"),
+    _trap("ccount has been disabled", "account", "account state (SaaS APIs)"),
+    _trap("ccount is disabled", "account", "account state (SaaS APIs)"),
+    _trap("ccount inactive", "account", "account state (Slack account_inactive)"),
+    _trap("ccount is not active", "account", "account state (Twilio 20005 'Account not active')"),
+    _trap("ccount not active", "account", "account state (Twilio 20005)"),
+    _trap("ccount has been deactivated", "account", "account state (SaaS APIs)"),
+    _trap("ccount deactivated", "account", "account state (SaaS APIs)"),
+    _trap("ccount is on hold", "account", "account state (billing hold)"),
+    _trap("ccount on hold", "account", "account state (billing hold)"),
+    _trap("pend limit", "quota", "spend limits (LLM providers, cloud budgets)"),
+    _trap("pending limit", "quota", "spending limits"),
+    _trap("udget exceeded", "quota", "cloud budgets"),
+    _trap("udget has been exceeded", "quota", "cloud budgets"),
+    _trap("pgrade your plan", "quota", "plan limits ('upgrade your plan')"),
+    _trap("limit of your plan", "quota", "plan limits"),
+    _trap("lan limit", "quota", "plan limits ('plan limit reached')"),
+    _trap("ubscription has expired", "quota", "subscription state"),
+    _trap("ubscription expired", "quota", "subscription state"),
+    _trap("rial has expired", "quota", "trial state"),
+    _trap("rial expired", "quota", "trial state"),
+    _trap("redits exhausted", "quota", "prepaid credits"),
+    _trap("uota exhausted", "quota", "quota state"),
+    _trap("uota has been exhausted", "quota", "quota state"),
+    _trap("llowance exceeded", "quota", "usage allowances"),
+    _trap("sed up your allowance", "quota", "usage allowances"),
+    _trap("torage quota", "disk_full", "storage quotas (cloud drives, object stores)"),
+    _trap("torage limit", "disk_full", "storage limits"),
+    _trap("isk quota exceeded", "disk_full", "strerror(EDQUOT)"),
+    Word("No space left on device", U, "disk_full", None, "strerror(ENOSPC)"),
+    _trap("isk full", "disk_full", "'disk full' (databases, SMTP 452/552)"),
+    _trap("isk is full", "disk_full", "'the disk is full'"),
+    _trap("isk usage exceeded", "disk_full", "Elasticsearch flood-stage watermark block"),
+    _trap("Insufficient Storage", "disk_full", "HTTP 507 reason phrase (RFC 4918)"),
+    _trap("xceeded storage allocation", "disk_full", "SMTP/FTP 552 (RFC 5321, RFC 959)"),
+    _trap("ut of memory", "memory", "'out of memory' (allocators, CUDA, databases)"),
+    _trap("OutOfMemory", "memory", "OutOfMemoryError class names"),
+    _trap("OOM command not allowed", "memory", "Redis maxmemory reached (OOM prefix)"),
+    _trap("Cannot allocate memory", "memory", "strerror(ENOMEM)"),
+    _trap("emory limit exceeded", "memory", "container and runtime memory limits"),
+    Word("ddress already in use", U, "port_taken", None, "strerror(EADDRINUSE)"),
+    Word("port is already allocated", U, "port_taken", None, "Docker Engine 500 on container start"),
+    Word("is not a swarm manager", U, "config", None, "Docker Engine 503 'This node is not a swarm manager'"),
+    Word("ignature verification failed", U, "auth", None, "signed requests and webhooks (not an edit)"),
+    Word("ertificate verify failed", U, "tls", None, "OpenSSL CERTIFICATE_VERIFY_FAILED"),
+    Word("uthentication failed", U, "auth", None, "git, SSH (paramiko), SMTP, databases"),
+    Word("uthentication credentials invalid", U, "auth", None, "SMTP 535 5.7.8 (RFC 4954)"),
+    Word("uthentication required", U, "auth", None, "SMTP 530 5.7.0 (RFC 4954), proxies"),
+    Word("Login incorrect", U, "auth", None, "FTP 530 (vsftpd, pyftpdlib)"),
+    Word("Not logged in", U, "auth", None, "FTP 530 (RFC 959)"),
+    Word("could not read Username", U, "auth", None, "git over HTTPS without credentials"),
+    Word("Host key for server", U, "host_key", None, "paramiko BadHostKeyException"),
+    Word("Host key verification failed", U, "host_key", None, "OpenSSH client"),
+    Word("HOST IDENTIFICATION HAS CHANGED", U, "host_key", None, "OpenSSH client"),
+    Word("No existing session", U, "auth", None, "paramiko: no authentication method"),
+)
+
+# ---------------------------------------------------------------------------------------------
+# Conflicts and existing resources: the failure stays ambiguous whatever the status says
+# (DELIVERY.md 3: the row may exist; a retry or another argument may or may not help).
+# ---------------------------------------------------------------------------------------------
+
+
+def _stays(text: str, family: str, source: str, boundary: bool = False) -> Word:
+    return Word(text, None, family, None, source, boundary=boundary, decisive=True)
+
+
+CONFLICT_WORDS: tuple[Word, ...] = (
+    _stays("already exists", "conflict", "'X already exists' (APIs, filesystems, Kubernetes, git)"),
+    _stays("Already exists", "conflict", "'Already exists'"),
+    _stays("AlreadyExists", "conflict", "Kubernetes Status reason, gRPC Go name"),
+    _stays("already_exists", "conflict", "GitHub 422 error code, SaaS codes"),
+    _stays("is already in use", "conflict", "Docker 409 'name ... is already in use'"),
+    _stays("is already taken", "conflict", "names and handles"),
+    _stays("name_taken", "conflict", "Slack name_taken"),
+    _stays("duplicate key", "conflict", "MongoDB E11000, PostgreSQL 23505"),
+    _stays("version_conflict", "conflict", "Elasticsearch version_conflict_engine_exception"),
+    _stays("non-fast-forward", "conflict", "git push rejected"),
+    _stays("Merge conflict", "conflict", "git merge"),
+    _stays("CONFLICT (", "conflict", "git merge 'CONFLICT (content)'"),
+    _stays("did not match any file(s) known to git", "not_found", "git pathspec (a missing ref or path)"),
+    _stays("unknown revision or path", "not_found", "git rev-parse"),
+    _stays("is not running", "state", "Docker 409 'Container ... is not running'"),
+    _stays("No such container", "not_found", "Docker Engine 404"),
+    _stays("No such image", "not_found", "Docker Engine 404"),
+    _stays("NXDOMAIN", "not_found", "DNS rcode 3 (RFC 1035)", boundary=True),
+    _stays("query name does not exist", "not_found", "dnspython NXDOMAIN"),
+    _stays("ser unknown", "not_found", "SMTP 550 5.1.1 'User unknown'"),
+)
+
+# ---------------------------------------------------------------------------------------------
+# Rate limits and temporary refusals, as other services spell them.
+# ---------------------------------------------------------------------------------------------
+
+TEMPORARY_WORDS: tuple[Word, ...] = (
+    Word("ratelimited", T, "rate_limit", NE, "Slack 'ratelimited' (sent on HTTP 200 or 429)"),
+    Word("ate-limit", T, "rate_limit", NE, "'rate-limited'"),
+    Word("oo many requests", T, "rate_limit", NE, "'too many requests' in prose"),
+    Word("toomanyrequests", T, "rate_limit", NE, "Docker registry error code"),
+    Word("ry again in ", T, "rate_limit", NE, "'Please try again in 20s'", only_after=r"\d"),
+    Word("oo many connections", T, "busy", NE, "FTP/SMTP 421, MySQL 1040"),
+    Word("max number of clients reached", T, "busy", NE, "Redis maxclients"),
+    Word("Redis is loading the dataset", T, "unavailable", NE, "Redis LOADING"),
+    Word("Redis is busy", T, "busy", NE, "Redis BUSY (a script runs)"),
+    Word("MASTERDOWN", T, "unavailable", NE, "Redis replica without its master", boundary=True),
+    Word("TRYAGAIN", T, "unavailable", NE, "Redis Cluster resharding", boundary=True),
+    Word("CLUSTERDOWN", T, "unavailable", NE, "Redis Cluster down", boundary=True),
+    Word("Another git process seems to be running", T, "locked", NE, "git index.lock"),
+    Word("answered SERVFAIL", T, "dns", NE, "dnspython NoNameservers (rcode 2)"),
+    Word("SERVFAIL", T, "dns", NE, "DNS rcode 2 (RFC 1035)", boundary=True),
+    Word("Error reading SSH protocol banner", T, "connection", UO, "paramiko"),
+    Word("Unable to connect to port", T, "connection_refused", NE, "paramiko NoValidConnectionsError"),
+    Word("(try again later)", T, "unavailable", NE, "WebSocket close 1013 (RFC 6455 registry)"),
+    Word("(service restart)", T, "unavailable", NE, "WebSocket close 1012"),
+    Word("(internal error)", T, "server_error", UO, "WebSocket close 1011"),
+    Word("(going away)", T, "unavailable", UO, "WebSocket close 1001"),
+    Word("es_rejected_execution_exception", T, "busy", NE, "Elasticsearch 429"),
+    Word("circuit_breaking_exception", T, "busy", NE, "Elasticsearch 429 (memory pressure)"),
+    Word("LEADER_NOT_AVAILABLE", T, "unavailable", NE, "Kafka error 5 (retriable)", boundary=True),
+    Word("NOT_LEADER_OR_FOLLOWER", T, "unavailable", NE, "Kafka error 6 (retriable)", boundary=True),
+    Word("NOT_LEADER_FOR_PARTITION", T, "unavailable", NE, "Kafka error 6 (retriable)", boundary=True),
+    Word("REQUEST_TIMED_OUT", T, "timeout", UO, "Kafka error 7 (retriable)", boundary=True),
+    Word("RESOURCE_LOCKED", T, "locked", NE, "AMQP 405 resource-locked", boundary=True),
+)
+
+# ---------------------------------------------------------------------------------------------
+# Arguments the model wrote, refused by a protocol or a parser.
+# ---------------------------------------------------------------------------------------------
+
+_F_WORDS: tuple[tuple[str, str, str], ...] = (
+    ("WRONGTYPE", "bad_arguments", "Redis WRONGTYPE (a command for another type of key)"),
+    ("CROSSSLOT", "bad_arguments", "Redis Cluster CROSSSLOT"),
+    ("EXECABORT", "bad_arguments", "Redis EXECABORT (a queued command was refused)"),
+    ("unknown command", "bad_arguments", "Redis 'ERR unknown command', SMTP/FTP 500"),
+    ("wrong number of arguments", "bad_arguments", "Redis 'ERR wrong number of arguments'"),
+    ("is not an integer or out of range", "bad_arguments", "Redis 'ERR value is not an integer'"),
+    ("is not a valid float", "bad_arguments", "Redis 'ERR value is not a valid float'"),
+    ("Syntax error", "syntax", "SMTP/FTP 500/501 'Syntax error', parsers"),
+    ("yntax error in parameters", "syntax", "SMTP/FTP 501 (RFC 5321, RFC 959)"),
+    ("ommand unrecognized", "syntax", "SMTP/FTP 500"),
+    ("File name not allowed", "bad_arguments", "FTP 553 (RFC 959)"),
+    ("ailbox name not allowed", "bad_arguments", "SMTP 553 (RFC 5321)"),
+    ("(message too big)", "too_large", "WebSocket close 1009"),
+    ("(invalid frame payload data)", "bad_arguments", "WebSocket close 1007"),
+    ("answered FORMERR", "bad_arguments", "DNS rcode 1 (RFC 1035)"),
+    ("MESSAGE_TOO_LARGE", "too_large", "Kafka error 10"),
+    ("PRECONDITION_FAILED - inequivalent arg", "bad_arguments", "AMQP 406 (a declaration's arguments)"),
+    ("mapper_parsing_exception", "validation", "Elasticsearch 400"),
+    ("parsing_exception", "syntax", "Elasticsearch 400 query DSL"),
+    ("illegal_argument_exception", "bad_arguments", "Elasticsearch 400"),
+    ("action_request_validation_exception", "validation", "Elasticsearch 400"),
+    ("query_shard_exception", "bad_arguments", "Elasticsearch 400"),
+    ("alidation Failed", "validation", "GitHub 422 'Validation Failed'"),
+    ("alidation failed", "validation", "'validation failed' (APIs, SMTP, schemas)"),
+    ("is not a valid phone number", "bad_arguments", "Twilio 21211"),
+    ("invalid_arguments", "bad_arguments", "Slack invalid_arguments"),
+    # YAML (PyYAML, ruamel), TOML, XML, XPath, CSV, dates, regexes, images, data frames,
+    # templates, JSON written by the model
+    ("mapping values are not allowed here", "syntax", "PyYAML ScannerError"),
+    ("while scanning a", "syntax", "PyYAML ScannerError"),
+    ("while parsing a", "syntax", "PyYAML ParserError"),
+    ("could not find expected ':'", "syntax", "PyYAML ScannerError"),
+    ("that cannot start any token", "syntax", "PyYAML ScannerError"),
+    ("found duplicate key", "syntax", "ruamel.yaml DuplicateKeyError"),
+    ("(at line ", "syntax", "tomllib/tomli TOMLDecodeError '... (at line 1, column 5)'"),
+    ("not well-formed (invalid token)", "syntax", "expat / ElementTree ParseError"),
+    ("mismatched tag", "syntax", "expat / ElementTree ParseError"),
+    ("unclosed token", "syntax", "expat / ElementTree ParseError"),
+    ("junk after document element", "syntax", "expat / ElementTree ParseError"),
+    ("no element found", "syntax", "expat / ElementTree ParseError"),
+    ("Opening and ending tag mismatch", "syntax", "libxml2 (lxml XMLSyntaxError)"),
+    ("Premature end of data", "syntax", "libxml2 (lxml XMLSyntaxError)"),
+    ("StartTag: invalid element name", "syntax", "libxml2 (lxml XMLSyntaxError)"),
+    ("Invalid expression", "syntax", "libxml2 XPath (lxml XPathEvalError)"),
+    ("Undefined namespace prefix", "syntax", "libxml2 XPath"),
+    ("Invalid predicate", "syntax", "libxml2 XPath"),
+    ("new-line character seen in unquoted field", "syntax", "csv.Error"),
+    ("field larger than field limit", "too_large", "csv.Error"),
+    ("Unknown string format", "bad_arguments", "dateutil ParserError"),
+    ("String does not contain a date", "bad_arguments", "dateutil ParserError"),
+    ("unterminated character set", "syntax", "re.error"),
+    ("unbalanced parenthesis", "syntax", "re.error"),
+    ("missing ), unterminated subpattern", "syntax", "re.error"),
+    ("look-behind requires fixed-width pattern", "syntax", "re.error"),
+    ("multiple repeat at position", "syntax", "re.error"),
+    ("bad escape", "syntax", "re.error"),
+    ("cannot identify image file", "bad_arguments", "Pillow UnidentifiedImageError"),
+    ("not in index", "bad_arguments", "pandas KeyError (a column the caller named)"),
+    ("are in the [columns]", "bad_arguments", "pandas KeyError 'None of [...] are in the [columns]'"),
+    ("unexpected end of template", "syntax", "Jinja2 TemplateSyntaxError"),
+    ("Expecting property name enclosed in double quotes", "syntax", "json.JSONDecodeError"),
+    ("Unterminated string starting at", "syntax", "json.JSONDecodeError"),
+    ("Expecting ',' delimiter", "syntax", "json.JSONDecodeError"),
+    ("Expecting ':' delimiter", "syntax", "json.JSONDecodeError"),
+    ("Invalid control character at", "syntax", "json.JSONDecodeError"),
+)
+ARGUMENT_WORDS: tuple[Word, ...] = tuple(
+    Word(
+        text,
+        F,
+        family,
+        None,
+        source,
+        boundary=text.isupper() and text.isalpha(),
+    )
+    for text, family, source in _F_WORDS
+)
+
+_U_WORDS: tuple[tuple[str, str, str], ...] = (
+    ("NOAUTH", "auth", "Redis NOAUTH (a password is required)"),
+    ("WRONGPASS", "auth", "Redis WRONGPASS"),
+    ("NOPERM", "permission", "Redis ACL NOPERM"),
+    ("READONLY You can't write", "read_only", "Redis READONLY (a replica)"),
+    ("(policy violation)", "policy", "WebSocket close 1008"),
+    ("answered REFUSED", "policy", "DNS rcode 5 (RFC 1035): the server refuses the query"),
+    ("answered NOTIMP", "not_implemented", "DNS rcode 4 (RFC 1035)"),
+    ("ACCESS_REFUSED", "permission", "AMQP 403 access-refused"),
+    ("TOPIC_AUTHORIZATION_FAILED", "permission", "Kafka error 29"),
+    ("GROUP_AUTHORIZATION_FAILED", "permission", "Kafka error 30"),
+    ("SASL_AUTHENTICATION_FAILED", "auth", "Kafka error 58"),
+    ("security_exception", "auth", "Elasticsearch 401/403"),
+    ("invalid_auth", "auth", "Slack invalid_auth"),
+    ("not_authed", "auth", "Slack not_authed"),
+    ("account_inactive", "auth", "Slack account_inactive"),
+    ("token_revoked", "auth", "Slack token_revoked"),
+    ("token_expired", "auth", "Slack token_expired"),
+    ("missing_scope", "permission", "Slack missing_scope"),
+    ("no_permission", "permission", "Slack no_permission"),
+    ("restricted_action", "permission", "Slack restricted_action"),
+    ("Bad credentials", "auth", "GitHub 401 'Bad credentials'"),
+)
+AUTH_WORDS: tuple[Word, ...] = tuple(
+    Word(text, U, family, None, source, boundary=text.replace("_", "").isalpha() and " " not in text)
+    for text, family, source in _U_WORDS
+)
+
+PROTOCOL_WORDS: tuple[Word, ...] = (
+    *STATE_WORDS,
+    *CONFLICT_WORDS,
+    *TEMPORARY_WORDS,
+    *ARGUMENT_WORDS,
+    *AUTH_WORDS,
+)
+
+# ---------------------------------------------------------------------------------------------
+# SaaS error codes (JSON bodies: ``error.code``/``error.type``, Slack's ``{"ok": false,
+# "error": ...}`` on HTTP 200, Kubernetes' Status ``reason``).
+# ---------------------------------------------------------------------------------------------
+
+_R = tuple[RuleKind | None, str, RuleOutcome | None, str]
+_SAAS: dict[str, _R] = {
+    # Slack Web API (api.slack.com/web#errors, per-method error lists)
+    "ratelimited": (T, "rate_limit", NE, "Slack"),
+    "invalid_auth": (U, "auth", None, "Slack"),
+    "not_authed": (U, "auth", None, "Slack"),
+    "account_inactive": (U, "auth", None, "Slack"),
+    "token_revoked": (U, "auth", None, "Slack"),
+    "token_expired": (U, "auth", None, "Slack"),
+    "missing_scope": (U, "permission", None, "Slack"),
+    "no_permission": (U, "permission", None, "Slack"),
+    "restricted_action": (U, "permission", None, "Slack"),
+    "invalid_arguments": (F, "bad_arguments", None, "Slack"),
+    "invalid_arg_name": (F, "bad_arguments", None, "Slack"),
+    "invalid_array_arg": (F, "bad_arguments", None, "Slack"),
+    "invalid_blocks": (F, "bad_arguments", None, "Slack"),
+    "no_text": (F, "bad_arguments", None, "Slack chat.postMessage"),
+    "msg_too_long": (F, "too_large", None, "Slack chat.postMessage"),
+    "too_many_attachments": (F, "too_large", None, "Slack chat.postMessage"),
+    "channel_not_found": (None, "not_found", None, "Slack"),
+    "user_not_found": (None, "not_found", None, "Slack"),
+    "message_not_found": (None, "not_found", None, "Slack"),
+    "fatal_error": (T, "server_error", UO, "Slack"),
+    "internal_error": (T, "server_error", UO, "Slack"),
+    "service_unavailable": (T, "unavailable", NE, "Slack"),
+    "request_timeout": (T, "timeout", UO, "Slack"),
+    # Stripe (docs.stripe.com/error-codes)
+    "rate_limit": (T, "rate_limit", NE, "Stripe"),
+    "lock_timeout": (T, "db_locked", NE, "Stripe"),
+    "resource_missing": (None, "not_found", None, "Stripe"),
+    "parameter_missing": (F, "bad_arguments", None, "Stripe"),
+    "parameter_unknown": (F, "bad_arguments", None, "Stripe"),
+    "parameter_invalid_empty": (F, "bad_arguments", None, "Stripe"),
+    "parameter_invalid_integer": (F, "bad_arguments", None, "Stripe"),
+    "parameter_invalid_string_empty": (F, "bad_arguments", None, "Stripe"),
+    "url_invalid": (F, "bad_arguments", None, "Stripe"),
+    "amount_too_small": (F, "bad_arguments", None, "Stripe"),
+    "amount_too_large": (F, "bad_arguments", None, "Stripe"),
+    "incorrect_number": (F, "bad_arguments", None, "Stripe"),
+    "invalid_number": (F, "bad_arguments", None, "Stripe"),
+    "incorrect_cvc": (F, "bad_arguments", None, "Stripe"),
+    "invalid_expiry_year": (F, "bad_arguments", None, "Stripe"),
+    "email_invalid": (F, "bad_arguments", None, "Stripe"),
+    "card_declined": (U, "payment", None, "Stripe"),
+    "expired_card": (U, "payment", None, "Stripe"),
+    "insufficient_funds": (U, "quota", None, "Stripe"),
+    "balance_insufficient": (U, "quota", None, "Stripe"),
+    "account_invalid": (U, "auth", None, "Stripe"),
+    "api_key_expired": (U, "auth", None, "Stripe"),
+    "platform_api_key_expired": (U, "auth", None, "Stripe"),
+    "secret_key_required": (U, "auth", None, "Stripe"),
+    "testmode_charges_only": (U, "account", None, "Stripe"),
+    "idempotency_key_in_use": (T, "conflict", NE, "Stripe (a concurrent request with the same key)"),
+    # Elasticsearch error types (error.type)
+    "es_rejected_execution_exception": (T, "busy", NE, "Elasticsearch"),
+    "circuit_breaking_exception": (T, "busy", NE, "Elasticsearch"),
+    "index_not_found_exception": (None, "not_found", None, "Elasticsearch"),
+    "resource_already_exists_exception": (None, "conflict", None, "Elasticsearch"),
+    "version_conflict_engine_exception": (None, "conflict", None, "Elasticsearch"),
+    "document_missing_exception": (None, "not_found", None, "Elasticsearch"),
+    "mapper_parsing_exception": (F, "validation", None, "Elasticsearch"),
+    "parsing_exception": (F, "syntax", None, "Elasticsearch"),
+    "illegal_argument_exception": (F, "bad_arguments", None, "Elasticsearch"),
+    "action_request_validation_exception": (F, "validation", None, "Elasticsearch"),
+    "security_exception": (U, "auth", None, "Elasticsearch"),
+    # Kubernetes Status reasons (k8s.io/apimachinery metav1.StatusReason)
+    "AlreadyExists": (None, "conflict", None, "Kubernetes"),
+    "Conflict": (None, "conflict", None, "Kubernetes"),
+    "Invalid": (F, "validation", None, "Kubernetes 422"),
+    "NotFound": (None, "not_found", None, "Kubernetes"),
+    "Gone": (None, "gone", None, "Kubernetes 410 (resourceVersion too old)"),
+    "ServerTimeout": (T, "timeout", UO, "Kubernetes"),
+    "TooManyRequests": (T, "rate_limit", NE, "Kubernetes 429"),
+    # GitHub REST errors[].code
+    "already_exists": (None, "conflict", None, "GitHub 422"),
+}
+SAAS_ERROR_CODES: dict[str, CodeRule] = {
+    code: CodeRule(kind, family, outcome, source, decisive=kind is None)
+    for code, (kind, family, outcome, source) in _SAAS.items()
+}
+
+# ---------------------------------------------------------------------------------------------
+# SMTP (RFC 5321 4.2, enhanced codes RFC 3463) and FTP (RFC 959 4.2) replies: a 4yz reply
+# is a transient refusal, a 5yz a permanent one, and the middle digit says what failed.
+# Read from smtplib's ``smtp_code`` and ftplib's message, never as HTTP.
+# ---------------------------------------------------------------------------------------------
+
+REPLY_CODES: dict[int, CodeRule] = {
+    421: CodeRule(T, "unavailable", NE, "SMTP/FTP 421 service not available"),
+    425: CodeRule(T, "connection", NE, "FTP 425 cannot open data connection"),
+    426: CodeRule(T, "connection", UO, "FTP 426 transfer aborted"),
+    450: CodeRule(T, "busy", NE, "SMTP/FTP 450 mailbox/file unavailable (busy)"),
+    451: CodeRule(T, "server_error", UO, "SMTP/FTP 451 local error in processing"),
+    452: CodeRule(T, "busy", NE, "SMTP 452 insufficient system storage (transient), FTP 452"),
+    454: CodeRule(T, "unavailable", NE, "SMTP 454 TLS/auth temporarily unavailable (RFC 4954)"),
+    500: CodeRule(F, "syntax", None, "SMTP/FTP 500 syntax error, command unrecognised"),
+    501: CodeRule(F, "syntax", None, "SMTP/FTP 501 syntax error in parameters or arguments"),
+    502: CodeRule(U, "not_implemented", None, "SMTP/FTP 502 command not implemented"),
+    503: CodeRule(None, "sequence", None, "SMTP/FTP 503 bad sequence of commands (the tool's order)"),
+    504: CodeRule(U, "not_implemented", None, "SMTP/FTP 504 parameter not implemented"),
+    530: CodeRule(U, "auth", None, "SMTP 530 authentication required, FTP 530 not logged in"),
+    532: CodeRule(U, "auth", None, "FTP 532 need account for storing files"),
+    534: CodeRule(U, "auth", None, "SMTP 534 authentication mechanism too weak"),
+    535: CodeRule(U, "auth", None, "SMTP 535 authentication credentials invalid"),
+    538: CodeRule(U, "auth", None, "SMTP 538 encryption required"),
+    550: CodeRule(None, "not_found", None, "SMTP/FTP 550 mailbox/file unavailable (missing or refused)"),
+    551: CodeRule(None, "not_found", None, "SMTP 551 user not local"),
+    552: CodeRule(U, "disk_full", None, "SMTP/FTP 552 exceeded storage allocation"),
+    553: CodeRule(F, "bad_arguments", None, "SMTP 553 mailbox name not allowed, FTP 553 file name"),
+    554: CodeRule(None, "rejected", None, "SMTP 554 transaction failed (policy or content)"),
+    555: CodeRule(F, "syntax", None, "SMTP 555 MAIL/RCPT parameters not recognised"),
+}
+# RFC 3463 enhanced status codes: class.subject.detail; the most specific first.
+ENHANCED_CODES: dict[str, CodeRule] = {
+    "5.1.1": CodeRule(None, "not_found", None, "RFC 3463 bad destination mailbox address"),
+    "5.1.3": CodeRule(F, "bad_arguments", None, "RFC 3463 bad destination mailbox address syntax"),
+    "5.2.2": CodeRule(U, "disk_full", None, "RFC 3463 mailbox full"),
+    "5.3.4": CodeRule(F, "too_large", None, "RFC 3463 message too big for system"),
+    "5.7": CodeRule(U, "policy", None, "RFC 3463 security or policy status"),
+    "4": CodeRule(T, "unavailable", NE, "RFC 3463 persistent transient failure"),
+}
+
+# WebSocket close codes (RFC 6455 7.4.1 and the IANA registry).
+WEBSOCKET_CLOSE: dict[int, CodeRule] = {
+    1001: CodeRule(T, "unavailable", UO, "going away"),
+    1003: CodeRule(F, "bad_arguments", None, "unsupported data"),
+    1006: CodeRule(T, "connection", UO, "abnormal closure"),
+    1007: CodeRule(F, "bad_arguments", None, "invalid frame payload data"),
+    1008: CodeRule(U, "policy", None, "policy violation"),
+    1009: CodeRule(F, "too_large", None, "message too big"),
+    1011: CodeRule(T, "server_error", UO, "internal error"),
+    1012: CodeRule(T, "unavailable", NE, "service restart"),
+    1013: CodeRule(T, "unavailable", NE, "try again later"),
+    1014: CodeRule(T, "bad_gateway", UO, "bad gateway"),
+    1015: CodeRule(U, "tls", None, "TLS handshake failure"),
+}
+
+# ---------------------------------------------------------------------------------------------
+# Exception classes of protocol clients, SaaS SDKs and parsers.
+# ---------------------------------------------------------------------------------------------
+
+_P = "syntax"
+PROTOCOL_EXCEPTIONS: tuple[ExceptionRule, ...] = (
+    # redis-py (redis.exceptions)
+    ExceptionRule("redis", "AuthenticationError", U, "auth", None, source="redis-py"),
+    ExceptionRule("redis", "AuthenticationWrongNumberOfArgsError", U, "auth", None, source="redis-py"),
+    ExceptionRule("redis", "AuthorizationError", U, "permission", None, source="redis-py"),
+    ExceptionRule("redis", "NoPermissionError", U, "permission", None, source="redis-py NOPERM"),
+    ExceptionRule("redis", "ReadOnlyError", U, "read_only", None, source="redis-py READONLY"),
+    ExceptionRule("redis", "OutOfMemoryError", U, "memory", None, source="redis-py OOM"),
+    ExceptionRule("redis", "BusyLoadingError", T, "unavailable", NE, source="redis-py LOADING"),
+    ExceptionRule("redis", "MaxConnectionsError", T, "busy", NE, source="redis-py pool exhausted"),
+    ExceptionRule("redis", "TimeoutError", T, "timeout", UO, source="redis-py socket timeout"),
+    ExceptionRule("redis", "ConnectionError", T, "connection", None, source="redis-py (the cause decides)"),
+    ExceptionRule("redis", "ClusterDownError", T, "unavailable", NE, source="redis-py CLUSTERDOWN"),
+    ExceptionRule("redis", "TryAgainError", T, "unavailable", NE, source="redis-py TRYAGAIN"),
+    ExceptionRule("redis", "MasterDownError", T, "unavailable", NE, source="redis-py MASTERDOWN"),
+    ExceptionRule("redis", "DataError", F, "bad_arguments", None, source="redis-py (an argument's type)"),
+    ExceptionRule("redis", "ExecAbortError", F, "bad_arguments", None, source="redis-py EXECABORT"),
+    ExceptionRule(
+        "redis", "ResponseError", None, "redis", None, source="redis-py (the reply's prefix decides)"
+    ),
+    # smtplib (the reply code decides where there is one)
+    ExceptionRule("smtplib", "SMTPAuthenticationError", U, "auth", None, source="smtplib 535/534"),
+    ExceptionRule("smtplib", "SMTPNotSupportedError", U, "not_implemented", None, source="smtplib"),
+    ExceptionRule("smtplib", "SMTPServerDisconnected", T, "connection", UO, source="smtplib"),
+    ExceptionRule("smtplib", "SMTPException", None, "smtp", None, source="smtplib (reply codes decide)"),
+    # ftplib (error_temp: 4yz, error_perm: 5yz; the reply code decides)
+    ExceptionRule("ftplib", "error_temp", T, "unavailable", NE, source="ftplib 4yz reply"),
+    ExceptionRule("ftplib", "Error", None, "ftp", None, source="ftplib (reply codes decide)"),
+    # paramiko, asyncssh
+    ExceptionRule("paramiko", "BadHostKeyException", U, "host_key", None, source="paramiko"),
+    ExceptionRule("paramiko", "AuthenticationException", U, "auth", None, source="paramiko"),
+    ExceptionRule("paramiko", "NoValidConnectionsError", T, "connection_refused", NE, source="paramiko"),
+    ExceptionRule("asyncssh", "PermissionDenied", U, "auth", None, source="asyncssh"),
+    ExceptionRule("asyncssh", "HostKeyNotVerifiable", U, "host_key", None, source="asyncssh"),
+    ExceptionRule("asyncssh", "ConnectionLost", T, "connection", UO, source="asyncssh"),
+    # dnspython
+    ExceptionRule("dns", "NXDOMAIN", None, "not_found", None, True, "dnspython NXDOMAIN (rcode 3)"),
+    ExceptionRule("dns", "NoAnswer", None, "not_found", None, True, "dnspython NoAnswer (no record)"),
+    ExceptionRule("dns", "Timeout", T, "dns", NE, source="dnspython resolution lifetime expired"),
+    ExceptionRule("dns.name", "LabelTooLong", F, "bad_arguments", None, source="dnspython"),
+    ExceptionRule("dns.name", "NameTooLong", F, "bad_arguments", None, source="dnspython"),
+    ExceptionRule("dns.name", "EmptyLabel", F, "bad_arguments", None, source="dnspython"),
+    ExceptionRule("dns.name", "BadEscape", F, "bad_arguments", None, source="dnspython"),
+    ExceptionRule("dns.rdatatype", "UnknownRdatatype", F, "bad_arguments", None, source="dnspython"),
+    # websockets (close codes decide; the handshake's status is an HTTP status)
+    ExceptionRule("websockets", "InvalidURI", F, "bad_url", None, source="websockets"),
+    ExceptionRule("websockets", "ConnectionClosed", None, "connection", None, source="websockets"),
+    # pika (AMQP), kafka-python
+    ExceptionRule("pika", "ProbableAuthenticationError", U, "auth", None, source="pika"),
+    ExceptionRule("pika", "ProbableAccessDeniedError", U, "permission", None, source="pika"),
+    ExceptionRule("pika", "AMQPConnectionError", T, "connection", NE, source="pika"),
+    ExceptionRule("pika", "StreamLostError", T, "connection", UO, source="pika"),
+    ExceptionRule("kafka", "NoBrokersAvailable", T, "unavailable", NE, source="kafka-python"),
+    ExceptionRule("kafka", "KafkaTimeoutError", T, "timeout", UO, source="kafka-python"),
+    # pymongo
+    ExceptionRule("pymongo", "DuplicateKeyError", None, "conflict", None, True, "pymongo E11000"),
+    ExceptionRule("pymongo", "ServerSelectionTimeoutError", T, "unavailable", NE, source="pymongo"),
+    ExceptionRule("pymongo", "NetworkTimeout", T, "timeout", UO, source="pymongo"),
+    ExceptionRule("pymongo", "ExecutionTimeout", None, "command_timeout", None, True, "pymongo maxTimeMS"),
+    ExceptionRule("pymongo", "DocumentTooLarge", F, "too_large", None, source="pymongo"),
+    ExceptionRule("pymongo", "InvalidName", F, "bad_arguments", None, source="pymongo"),
+    # GitPython: the command's stderr decides
+    ExceptionRule("git", "GitCommandError", None, "exit_code", None, source="GitPython (stderr decides)"),
+    ExceptionRule("git", "InvalidGitRepositoryError", F, "bad_arguments", None, source="GitPython"),
+    ExceptionRule("git", "NoSuchPathError", None, "not_found", None, True, "GitPython"),
+    # SaaS and cloud SDKs (the status and the body's codes decide the rest)
+    ExceptionRule("stripe", "RateLimitError", T, "rate_limit", NE, source="stripe"),
+    ExceptionRule("stripe", "AuthenticationError", U, "auth", None, source="stripe"),
+    ExceptionRule("stripe", "PermissionError", U, "permission", None, source="stripe"),
+    ExceptionRule("stripe", "SignatureVerificationError", U, "auth", None, source="stripe"),
+    ExceptionRule("stripe", "IdempotencyError", None, "conflict", None, True, "stripe"),
+    ExceptionRule("stripe", "APIConnectionError", T, "connection", None, source="stripe"),
+    ExceptionRule("github", "BadCredentialsException", U, "auth", None, source="PyGithub"),
+    ExceptionRule("github", "TwoFactorException", U, "auth", None, source="PyGithub"),
+    ExceptionRule("github", "BadUserAgentException", U, "config", None, source="PyGithub"),
+    ExceptionRule("github", "RateLimitExceededException", T, "rate_limit", NE, source="PyGithub"),
+    ExceptionRule("github", "UnknownObjectException", None, "not_found", None, True, "PyGithub 404"),
+    ExceptionRule("docker", "NotFound", None, "not_found", None, True, "docker SDK 404"),
+    ExceptionRule("docker", "ContainerError", None, "exit_code", None, True, "docker SDK non-zero exit"),
+    ExceptionRule("docker", "InvalidArgument", F, "bad_arguments", None, source="docker SDK"),
+    ExceptionRule(
+        "huggingface_hub", "RepositoryNotFoundError", None, "not_found", None, True, "huggingface_hub"
+    ),
+    ExceptionRule(
+        "huggingface_hub", "RevisionNotFoundError", None, "not_found", None, True, "huggingface_hub"
+    ),
+    ExceptionRule("huggingface_hub", "EntryNotFoundError", None, "not_found", None, True, "huggingface_hub"),
+    ExceptionRule("huggingface_hub", "GatedRepoError", U, "permission", None, source="huggingface_hub"),
+    ExceptionRule("elasticsearch", "ConnectionTimeout", T, "timeout", UO, source="elasticsearch-py"),
+    ExceptionRule("elastic_transport", "ConnectionTimeout", T, "timeout", UO, source="elastic-transport"),
+    ExceptionRule("elastic_transport", "ConnectionError", T, "connection", None, source="elastic-transport"),
+    # parsers of what the model wrote (YAML, TOML, XML, XPath, CSV, dates, regexes, images,
+    # templates, queries)
+    ExceptionRule("yaml", "YAMLError", F, _P, None, source="PyYAML"),
+    ExceptionRule("yaml", "ScannerError", F, _P, None, source="PyYAML (printed name)"),
+    ExceptionRule("yaml", "ParserError", F, _P, None, source="PyYAML (printed name)"),
+    ExceptionRule("yaml", "ComposerError", F, _P, None, source="PyYAML (printed name)"),
+    ExceptionRule("yaml", "ConstructorError", F, _P, None, source="PyYAML (printed name)"),
+    ExceptionRule("ruamel", "YAMLError", F, _P, None, source="ruamel.yaml"),
+    ExceptionRule("ruamel", "MarkedYAMLError", F, _P, None, source="ruamel.yaml"),
+    ExceptionRule("tomllib", "TOMLDecodeError", F, _P, None, source="tomllib"),
+    ExceptionRule("tomli", "TOMLDecodeError", F, _P, None, source="tomli"),
+    ExceptionRule("toml", "TomlDecodeError", F, _P, None, source="toml"),
+    ExceptionRule("tomlkit", "ParseError", F, _P, None, source="tomlkit"),
+    ExceptionRule("xml.etree.ElementTree", "ParseError", F, _P, None, source="ElementTree"),
+    ExceptionRule("xml.parsers.expat", "ExpatError", F, _P, None, source="pyexpat"),
+    ExceptionRule("pyexpat", "ExpatError", F, _P, None, source="pyexpat"),
+    ExceptionRule(
+        "defusedxml", "DefusedXmlException", F, _P, None, source="defusedxml (forbidden constructs)"
+    ),
+    ExceptionRule("lxml.etree", "XMLSyntaxError", F, _P, None, source="lxml"),
+    ExceptionRule("lxml.etree", "XPathError", F, _P, None, source="lxml XPathEvalError/XPathSyntaxError"),
+    ExceptionRule("lxml.etree", "XSLTParseError", F, _P, None, source="lxml"),
+    ExceptionRule("lxml.etree", "DocumentInvalid", F, "validation", None, source="lxml schema validation"),
+    ExceptionRule("_csv", "Error", F, _P, None, source="csv.Error"),
+    ExceptionRule("dateutil", "ParserError", F, "bad_arguments", None, source="dateutil"),
+    ExceptionRule("re", "error", F, _P, None, source="re.error"),
+    ExceptionRule("re", "PatternError", F, _P, None, source="re.PatternError (3.13)"),
+    ExceptionRule("regex", "error", F, _P, None, source="regex"),
+    ExceptionRule("PIL", "UnidentifiedImageError", F, "bad_arguments", None, source="Pillow"),
+    ExceptionRule("jinja2", "TemplateSyntaxError", F, _P, None, source="Jinja2"),
+    ExceptionRule(
+        "jinja2", "UndefinedError", F, "bad_arguments", None, source="Jinja2 (a name the template uses)"
+    ),
+    ExceptionRule("jmespath", "ParseError", F, _P, None, source="jmespath"),
+    ExceptionRule("jsonpath_ng", "JsonPathParserError", F, _P, None, source="jsonpath-ng"),
+    ExceptionRule("jsonpath_ng", "JsonPathLexerError", F, _P, None, source="jsonpath-ng"),
+    ExceptionRule("sqlglot", "ParseError", F, _P, None, source="sqlglot"),
+    ExceptionRule("sqlglot", "TokenError", F, _P, None, source="sqlglot"),
+    ExceptionRule(
+        "pandas", "UndefinedVariableError", F, "bad_arguments", None, source="pandas DataFrame.query"
+    ),
+    ExceptionRule(
+        "email_validator", "EmailNotValidError", F, "bad_arguments", None, source="email-validator"
+    ),
+    ExceptionRule("phonenumbers", "NumberParseException", F, "bad_arguments", None, source="phonenumbers"),
+)
+
+# Bare exception names printed without their module that several libraries give different
+# meanings (httpx's ReadError is a network error, tarfile's a bad archive; redis-py's
+# ResponseError is the server's error reply, urllib3's too many error responses): only a
+# qualified name is looked up.
+AMBIGUOUS_BARE_NAMES: frozenset[str] = frozenset(
+    {"ReadError", "WriteError", "ResponseError", "RetryError", "ProtocolError", "DataError", "ParseError"}
+)
+
+# A reply line of SMTP or FTP: a code followed by one of these is that protocol's reply, not
+# an HTTP status ("500 Syntax error, command unrecognized", "530 Login incorrect.").
+REPLY_PHRASE = (
+    r"[ \t-](?:Syntax error|Login incorrect|Not logged in|Bad sequence|Requested (?:file )?action"
+    r"|Requested mail action|Service not available|Can't open data connection|Connection closed; transfer"
+    r"|Command not implemented|Command unrecognized|Permission denied|No such file|[Mm]ailbox"
+    r"|Authentication|Relay|User unknown|Recipient|Sender|Transaction failed|Insufficient|Exceeded storage"
+    r"|File name not allowed|Too many connections|Please login|Need account|Local error|Error on input file"
+    r"|[245]\.\d{1,3}\.\d{1,3}\b)"
+)
