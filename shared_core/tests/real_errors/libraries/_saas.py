@@ -26,7 +26,7 @@ import generate
 
 T, F, U, A = generate.T, generate.F, generate.U, generate.A
 NE, UO = generate.NE, generate.UO
-TIMEOUT = 0.3
+TIMEOUT = 1.0  # generous: the machine may be loaded; the stand-in hangs for 3 s
 DATE = "Tue, 01 Dec 2026 00:00:00 GMT"
 
 
@@ -89,7 +89,7 @@ def _handler(service_box: list[Service], server_name: str) -> type[BaseHTTPReque
                         break
             reply = service_box[0].pick(self.command, self.path)
             if reply == HANG:
-                time.sleep(2.0)
+                time.sleep(3.0)
                 self.close_connection = True
                 return
             if reply == RESET:

@@ -348,7 +348,7 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
     import docker
 
     def client(base: str) -> Any:
-        return docker.DockerClient(base_url=base, version="1.45", timeout=1, max_pool_size=2)
+        return docker.DockerClient(base_url=base, version="1.45", timeout=_saas.TIMEOUT, max_pool_size=2)
 
     def case(
         cid: str, cause: str, kind: str, outcome: str | None, exc: BaseException, tool: str

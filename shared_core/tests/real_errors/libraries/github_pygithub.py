@@ -711,7 +711,7 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
         return Github(
             base_url=base,
             auth=Auth.Token("ghp_16C7e42F292c6912E7710c838347Ae178B4a"),
-            timeout=1,  # PyGithub takes whole seconds; the stand-in hangs for 2
+            timeout=int(_saas.TIMEOUT),  # PyGithub takes whole seconds
             retry=retry,
             seconds_between_requests=None,
             seconds_between_writes=None,

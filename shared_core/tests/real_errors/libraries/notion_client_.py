@@ -297,7 +297,7 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
         return Client(
             auth="secret_abcdefghijklmnopqrstuvwxyz0123456789ABCDEF",
             base_url=base,
-            timeout_ms=300,
+            timeout_ms=int(_saas.TIMEOUT * 1000),
             retry=retry,
         )
 
@@ -338,7 +338,7 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
         retrying = Client(
             auth="secret_abcdefghijklmnopqrstuvwxyz0123456789ABCDEF",
             base_url=svc.base,
-            timeout_ms=300,
+            timeout_ms=int(_saas.TIMEOUT * 1000),
             retry=RetryOptions(max_retries=1, initial_retry_delay_ms=0, max_retry_delay_ms=0),
         )
         yield case(
@@ -356,7 +356,7 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
                 _k, call, reply, kind, outcome, cause = next(s for s in _SCENARIOS if s[0] == key)
                 svc.reply(reply)
                 async with AsyncClient(
-                    auth="secret_abc", base_url=svc.base, timeout_ms=300, retry=False
+                    auth="secret_abc", base_url=svc.base, timeout_ms=int(_saas.TIMEOUT * 1000), retry=False
                 ) as ac:
                     try:
                         if call == "create_page":
@@ -371,7 +371,9 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
                 base = {"refused": _saas.dead_base(ctx), "dns": "https://api.unreachable-host.invalid"}.get(
                     key, svc.base
                 )
-                async with AsyncClient(auth="secret_abc", base_url=base, timeout_ms=300, retry=False) as ac:
+                async with AsyncClient(
+                    auth="secret_abc", base_url=base, timeout_ms=int(_saas.TIMEOUT * 1000), retry=False
+                ) as ac:
                     try:
                         await ac.pages.create(**_PAGE)
                         raise AssertionError("raised nothing")
