@@ -6,8 +6,7 @@ service (status, headers, body as the service's API reference shows them, cited 
 ``source``) or one of the connection-level behaviours ``hang`` (no answer: the client's
 read timeout), ``reset`` (RST after the request was read) and ``close`` (closed without an
 answer). The URL the SDK calls is the SDK's own (``/v1/customers``): nothing in it tells the
-cause. Fixed replies for the SDK's own set-up calls (``/version``, a login) can be given by
-path prefix. ``Date`` and ``Server`` are fixed so that the stored texts are stable.
+cause. ``Date`` and ``Server`` are fixed so that the stored texts are stable.
 """
 
 from __future__ import annotations
@@ -49,7 +48,6 @@ class Service:
         self.port: int = server.server_address[1]
         self.base = f"http://127.0.0.1:{self.port}"
         self.current: Reply | str = Reply(200, {})
-        self.fixed: dict[str, Reply] = {}
         self.requests: list[tuple[str, str]] = []
 
     def reply(self, reply: Reply | str) -> None:
@@ -58,9 +56,6 @@ class Service:
 
     def pick(self, method: str, path: str) -> Reply | str:
         self.requests.append((method, path))
-        for prefix, reply in self.fixed.items():
-            if path.startswith(prefix):
-                return reply
         return self.current
 
 
