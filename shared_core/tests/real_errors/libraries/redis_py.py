@@ -28,10 +28,10 @@ def available() -> str | None:
 
 
 @contextmanager
-def _server(tmp: Path, name: str, *extra: str) -> Iterator[int]:
+def _server(tmp: Path, name: str, *extra: str, reuse: bool = False) -> Iterator[int]:
     port = free_port()
     work = tmp / name
-    work.mkdir()
+    work.mkdir(exist_ok=reuse)
     args = ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--dir", str(work)]
     args += ["--save", "", "--appendonly", "no", "--logfile", "", "--daemonize", "no", *extra]
     with process(args, port):
@@ -292,6 +292,20 @@ def cases(ctx: Any) -> Iterator[Case]:
         yield case(
             "misconf", "cannot persist to disk (bgsave failed)", U, None, catch(lambda: m.set("a", "1"))
         )
+    # LOADING: a server still loading its dataset (slowed down per key) turns clients away
+    with _server(ctx.tmp, "loading") as port:
+        ctx.name_port(port, "REDISPORT6")
+        src = _client(port)
+        pipe = src.pipeline(transaction=False)
+        for i in range(4000):
+            pipe.set(f"k{i}", "v")
+        pipe.execute()
+        src.save()
+    slow_load = ("--key-load-delay", "1000", "--loading-process-events-interval-bytes", "1024")
+    with _server(ctx.tmp, "loading", *slow_load, reuse=True) as port:
+        ctx.name_port(port, "REDISPORT7")
+        exc = catch(lambda: _client(port).get("k1"))
+        yield case("loading", "server still loading its dataset", T, NE, exc)
     yield case("refused", "connection refused", T, NE, catch(lambda: _client(ctx.dead).ping()))
     exc = catch(lambda: redis.Redis(host="cache.nonexistent.invalid", retry=None).ping())
     yield case("dns", "DNS name does not resolve", T, NE, exc)

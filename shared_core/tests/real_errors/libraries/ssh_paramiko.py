@@ -212,6 +212,8 @@ def cases(ctx: Any) -> Iterator[Case]:
         c.close()
         exc = catch(lambda: t.open_session())
         yield case("session-not-active", "session used after the transport closed", A, None, exc)
+        exc = catch(lambda: t.auth_password("ann", "right"))
+        yield case("no-session", "authentication on a closed transport", A, None, exc)
         restricted = connect(port, user="nosession")
         exc = catch(lambda: restricted.exec_command("uptime"))
         yield case("session-prohibited", "session channel administratively prohibited", U, None, exc)
