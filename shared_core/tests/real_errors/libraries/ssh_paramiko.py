@@ -6,11 +6,13 @@ raw sockets for a silent or non-SSH peer."""
 from __future__ import annotations
 
 import io
+import os
 import socket
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from generate import Case
@@ -82,8 +84,78 @@ def _interface() -> Any:
     return Server
 
 
+def _sftp_interface(root: Path) -> Any:
+    """An SFTP server over ``root``; paths under ``/locked`` are refused, symlinks unsupported."""
+    import paramiko
+    from paramiko import SFTPAttributes, SFTPHandle, SFTPServer
+
+    class Handle(SFTPHandle):
+        def stat(self) -> Any:
+            return SFTPAttributes.from_stat(os.fstat(self.readfile.fileno()))
+
+    class Interface(paramiko.SFTPServerInterface):
+        def _real(self, path: str) -> str:
+            return str(root / self.canonicalize(path).lstrip("/"))
+
+        def _guard(self, path: str) -> int | None:
+            if self.canonicalize(path).startswith("/locked"):
+                return paramiko.SFTP_PERMISSION_DENIED
+            return None
+
+        def list_folder(self, path: str) -> Any:
+            try:
+                return [
+                    SFTPAttributes.from_stat(os.stat(os.path.join(self._real(path), n)), n)
+                    for n in os.listdir(self._real(path))
+                ]
+            except OSError as e:
+                return SFTPServer.convert_errno(e.errno)
+
+        def stat(self, path: str) -> Any:
+            try:
+                return SFTPAttributes.from_stat(os.stat(self._real(path)))
+            except OSError as e:
+                return SFTPServer.convert_errno(e.errno)
+
+        lstat = stat
+
+        def open(self, path: str, flags: int, attr: Any) -> Any:
+            if (refused := self._guard(path)) is not None:
+                return refused
+            try:
+                fd = os.open(self._real(path), flags | getattr(os, "O_BINARY", 0), 0o644)
+                f = os.fdopen(fd, "wb" if flags & os.O_WRONLY else "r+b" if flags & os.O_RDWR else "rb")
+            except OSError as e:
+                return SFTPServer.convert_errno(e.errno)
+            handle = Handle(flags)
+            handle.filename = path
+            handle.readfile = handle.writefile = f
+            return handle
+
+        def remove(self, path: str) -> int:
+            if (refused := self._guard(path)) is not None:
+                return refused
+            try:
+                os.remove(self._real(path))
+            except OSError as e:
+                return SFTPServer.convert_errno(e.errno)
+            return paramiko.SFTP_OK
+
+        def mkdir(self, path: str, attr: Any) -> int:
+            try:
+                os.mkdir(self._real(path))
+            except OSError as e:
+                return SFTPServer.convert_errno(e.errno)
+            return paramiko.SFTP_OK
+
+        def symlink(self, target_path: str, path: str) -> int:
+            return paramiko.SFTP_OP_UNSUPPORTED
+
+    return Interface
+
+
 @contextmanager
-def _server() -> Iterator[int]:
+def _server(root: Path | None = None) -> Iterator[int]:
     import paramiko
 
     listener = socket.socket()
@@ -103,6 +175,8 @@ def _server() -> Iterator[int]:
                 continue
             t = paramiko.Transport(conn)
             t.add_server_key(host_key)
+            if root is not None:
+                t.set_subsystem_handler("sftp", paramiko.SFTPServer, _sftp_interface(root))
             transports.append(t)
             try:
                 t.start_server(server=server_class())
@@ -218,6 +292,55 @@ def cases(ctx: Any) -> Iterator[Case]:
         exc = catch(lambda: restricted.exec_command("uptime"))
         yield case("session-prohibited", "session channel administratively prohibited", U, None, exc)
         restricted.close()
+    root = ctx.tmp / "sftproot"
+    (root / "docs").mkdir(parents=True)
+    (root / "locked").mkdir()
+    (root / "notes.txt").write_text("hello\n")
+    local = ctx.tmp / "upload.txt"
+    local.write_text("payload\n")
+    with _server(root) as port:
+        ctx.name_port(port, "SSHPORT2")
+        c = connect(port)
+        sftp = c.open_sftp()
+        yield case(
+            "sftp-no-such-file",
+            "remote file does not exist",
+            A,
+            None,
+            catch(lambda: sftp.get("/reports/q3.csv", str(ctx.tmp / "q3.csv"))),
+        )
+        yield case(
+            "sftp-permission",
+            "remote directory refuses writes",
+            U,
+            None,
+            catch(lambda: sftp.put(str(local), "/locked/upload.txt")),
+        )
+        yield case(
+            "sftp-mkdir-exists",
+            "directory already exists (generic Failure)",
+            A,
+            None,
+            catch(lambda: sftp.mkdir("/docs")),
+        )
+        yield case(
+            "sftp-symlink",
+            "symlinks not supported by the server",
+            U,
+            None,
+            catch(lambda: sftp.symlink("/notes.txt", "/link")),
+        )
+        yield case("sftp-chdir-file", "chdir to a file", F, None, catch(lambda: sftp.chdir("/notes.txt")))
+        exc = catch(lambda: sftp.get("/notes.txt", str(ctx.tmp / "no-dir" / "notes.txt")))
+        yield case("sftp-local-dir-missing", "local destination directory does not exist", A, None, exc)
+        c.close()
+        yield case(
+            "sftp-closed",
+            "SFTP session used after the connection closed",
+            A,
+            None,
+            catch(lambda: sftp.listdir("/")),
+        )
     # key files
     encrypted = ctx.tmp / "enc.key"
     encrypted.write_text(_key(4, b"s3cret"))
