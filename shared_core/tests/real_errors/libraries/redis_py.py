@@ -186,9 +186,17 @@ def cases(ctx: Any) -> Iterator[Case]:
 
         t = threading.Thread(target=long_script)
         t.start()
-        time.sleep(0.4)
         busy = _client(port)
-        yield case("busy", "server busy running a script", T, NE, catch(lambda: busy.get("name")))
+        exc = None
+        for _ in range(100):  # until the script has run past busy-reply-threshold
+            time.sleep(0.1)
+            try:
+                busy.get("name")
+            except redis.ResponseError as e:
+                exc = e
+                break
+        assert exc is not None
+        yield case("busy", "server busy running a script", T, NE, exc)
         busy.execute_command("SCRIPT", "KILL")
         t.join()
         yield case("script-killed", "script killed by SCRIPT KILL", A, None, errors[0])

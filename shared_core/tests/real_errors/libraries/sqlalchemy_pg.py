@@ -182,7 +182,7 @@ def _cases(ctx: Any, url: str) -> Iterator[Case]:
 
     t = threading.Thread(target=cross, args=(a, 2))
     t.start()
-    time.sleep(0.3)
+    time.sleep(0.5)  # a waits first: its deadlock_timeout ends first, a gets the error
     cross(b, 1)
     t.join()
     for c in (a, b):
