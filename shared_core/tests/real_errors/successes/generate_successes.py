@@ -534,6 +534,12 @@ def _git(repo: Path, *args: str, when: int = 0) -> str:
     return _run(["git", *args], repo, env)
 
 
+def _required_by(match: re.Match[str]) -> str:
+    known = {name.lower() for name in PACKAGES}
+    names = [n.strip() for n in match.group(1).split(",") if n.strip().lower() in known]
+    return "Required-by: " + ", ".join(names)
+
+
 def shell_outputs(tmp: Path) -> Iterator[Output]:
     repo = tmp / "repo"
     repo.mkdir()
@@ -604,7 +610,9 @@ def shell_outputs(tmp: Path) -> Iterator[Output]:
             dict(os.environ, PIP_DISABLE_PIP_VERSION_CHECK="1"),
         )
         out = re.sub(r"^Location: .*$", "Location: SITE-PACKAGES", out, flags=re.M)
-        out = re.sub(r"^Editable project location: .*$", "", out, flags=re.M)
+        out = re.sub(r"^Editable project location: .*\n", "", out, flags=re.M)
+        # the dependants installed beside it vary: keep those of requirements.txt
+        out = re.sub(r"^Required-by: (.*)$", _required_by, out, flags=re.M)
         yield Output(f"sh-pip-show-{dist}", f"pip show {dist}", "shell_output", truncate(normalise(out)))
         folder = _package_dir(import_name).relative_to(site).as_posix()
         for word in ("Error", "raise", "except"):
@@ -706,7 +714,15 @@ def pytest_runs(tmp: Path) -> Iterator[Output]:
     (project / "tests").mkdir(parents=True)
     for name, body in _TEST_FILES.items():
         (project / "tests" / name).write_text(body.lstrip())
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", PYTEST_ADDOPTS="", COLUMNS="100", NO_COLOR="1")
+    # no third-party plugin: which are installed varies (their names are in the header)
+    env = dict(
+        os.environ,
+        PYTHONDONTWRITEBYTECODE="1",
+        PYTEST_ADDOPTS="",
+        PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
+        COLUMNS="100",
+        NO_COLOR="1",
+    )
     env.pop("PYTEST_PLUGINS", None)
     selections = [
         [],
