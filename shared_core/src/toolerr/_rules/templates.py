@@ -260,6 +260,64 @@ TEMPLATES: tuple[Template, ...] = (
         True,
         "A: rule 12 kilo-usage (edit tool: oldString not found / not unique / same as newString)",
     ),
+    # --- Agent frameworks' own failure texts (issue 24 item 3). Each text was produced live by
+    # the framework's agent loop (shared_core/tests/framework_texts/capture_<fw>.py, the
+    # committed texts in framework_texts/data/<fw>.jsonl). The long fixed prefixes are
+    # recognised for every client; the text after them is the exception's own.
+    Template(
+        "langchain:tool-retry",
+        ("*",),
+        r"Tool '[^'\n]*' failed after \d+ attempts? with ",
+        None,
+        None,
+        False,
+        True,
+        "langchain 1.5.2 langchain/agents/middleware/tool_retry.py "
+        "ToolRetryMiddleware._format_failure_message (on_failure='continue'): \"Tool '{tool_name}' "
+        "failed after {attempts_made} {attempt_word} with {type(exc).__name__}: {exc}. Please try again.\"",
+        error=True,
+        ends=". Please try again.",
+    ),
+    Template(
+        "dspy:execution-error",
+        ("*",),
+        r"Execution error in [^\s:]+: ",
+        None,
+        None,
+        False,
+        True,
+        "dspy 3.4.1 dspy/predict/react.py ReAct.forward (and react_v2.py ReActV2): "
+        "f\"Execution error in {tool}: {format_error_for_lm(err, traceback_frames=5)}\" (a newline "
+        "and the last 5 frames of the traceback, ending with the exception line)",
+        error=True,
+    ),
+    Template(
+        "haystack:tool-invocation",
+        ("*",),
+        r"Failed to invoke Tool `[^`\n]*` with parameters .*?\. Error: ",
+        None,
+        None,
+        False,
+        True,
+        "haystack-ai 3.4.1 haystack/tools/tool.py Tool.invoke ToolInvocationError "
+        "f\"Failed to invoke Tool `{name}` with parameters {kwargs}. Error: {e}\", sent as the tool "
+        "message by haystack/components/agents/tool_calling.py (raise_on_tool_invocation_failure=False); "
+        "the parameters echo the model's arguments and are not read",
+        error=True,
+    ),
+    Template(
+        "google-adk:reflect-retry",
+        ("*",),
+        r'\{\s*"response_type":\s*"ERROR_HANDLED_BY_REFLECT_AND_RETRY_PLUGIN",\s*"error_type":\s*',
+        None,
+        None,
+        False,
+        True,
+        "google-adk 2.13.0 google/adk/plugins/reflect_retry_tool_plugin.py ToolFailureResponse "
+        "(response_type REFLECT_AND_RETRY_RESPONSE_TYPE, error_type, error_details, retry_count, "
+        "reflection_guidance) as JSON text; the guidance after the error is fixed text",
+        error=True,
+    ),
 )
 
 SHELL_FORMATS: tuple[ShellFormat, ...] = (
