@@ -40,7 +40,7 @@ BARE = {
 
 
 def _case(row: dict[str, Any]) -> str:
-    return str(row["id"]).split(":", 1)[1]
+    return str(row["id"]).rsplit(":", 1)[1]
 
 
 def _bare_gets_label(row: dict[str, Any]) -> bool:

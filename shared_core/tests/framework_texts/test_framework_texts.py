@@ -51,4 +51,5 @@ def test_every_framework_has_committed_texts() -> None:
     for module_name in CAPTURES:
         framework = module_name.removeprefix("capture_").replace("_", "-")
         rows = _cases.committed(framework)
-        assert [r["id"].split(":", 1)[1] for r in rows] == [c.id for c in _cases.CASES], framework
+        cases = [r["id"].rsplit(":", 1)[1] for r in rows]  # smolagents: one set per agent class
+        assert cases and cases == [c.id for c in _cases.CASES] * (len(cases) // len(_cases.CASES)), framework
