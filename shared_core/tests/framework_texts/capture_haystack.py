@@ -5,6 +5,7 @@ message built from ``ToolInvocationError`` ("Failed to invoke Tool `x` with para
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import _cases
@@ -16,6 +17,7 @@ IMPORTS = ("haystack.components.agents", "haystack.components.generators.chat.mo
 
 
 def collect() -> list[dict[str, Any]]:
+    os.environ.setdefault("HAYSTACK_TELEMETRY_ENABLED", "False")
     from haystack.components.agents import Agent
     from haystack.components.generators.chat.mock import MockChatGenerator
     from haystack.dataclasses import ChatMessage, ToolCall

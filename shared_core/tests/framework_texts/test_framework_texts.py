@@ -2,24 +2,21 @@
 compared with the committed ``data/<framework>.jsonl`` (ports, addresses, paths and line
 numbers normalised). A framework whose package is not importable here is skipped.
 
-Run one framework: ``pytest shared_core/tests/framework_texts -k dspy`` (``nox -s
-framework_texts`` installs each framework in its own virtualenv). Rewrite a framework's
+Run one framework: ``TOOLERR_FRAMEWORK_TEXTS=1 pytest shared_core/tests/framework_texts -k
+dspy`` in an environment that has it (``nox -s framework_texts`` installs each framework in
+a virtualenv of its own). Rewrite a framework's
 JSONL after a deliberate upgrade: ``python capture_<fw>.py --write``.
 """
 
 from __future__ import annotations
 
 import importlib
-import sys
 from pathlib import Path
 
+import _cases  # conftest.py puts this folder on sys.path
 import pytest
 
 HERE = Path(__file__).resolve().parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
-
-import _cases  # noqa: E402
 
 CAPTURES = sorted(p.stem for p in HERE.glob("capture_*.py"))
 
