@@ -85,7 +85,9 @@ def test_kind_matches_the_label(row: dict[str, Any]) -> None:
         verdict = inspect_result(row["text"], client=client)
         if not _bare_gets_label(row):
             bare = inspect_result(BARE[_case(row)], is_error=True).kind
-            pytest.skip(f"{row['id']}: the bare exception text is {bare}, not {row['kind']} (got {verdict.kind})")
+            pytest.skip(
+                f"{row['id']}: the bare exception text is {bare}, not {row['kind']} (got {verdict.kind})"
+            )
         assert verdict.kind == row["kind"], (row["id"], client, verdict)
 
 
@@ -102,4 +104,10 @@ def test_report_kinds_per_framework(capsys: pytest.CaptureFixture[str]) -> None:
     with capsys.disabled():
         print()
         for name, count in sorted(table.items()):
-            print(f"  {name:32} " + ", ".join(f"{k} {count[k]}" for k in ("detected", "missed", "right kind", "wrong kind", "wrong, bare right")))
+            print(
+                f"  {name:32} "
+                + ", ".join(
+                    f"{k} {count[k]}"
+                    for k in ("detected", "missed", "right kind", "wrong kind", "wrong, bare right")
+                )
+            )

@@ -50,7 +50,7 @@ BY_CITY = {c.id: c for c in CASES}
 
 
 class _Unavailable(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+    def do_GET(self) -> None:
         body = b'{"detail": "upstream weather service unavailable"}'
         self.send_response(503)
         self.send_header("Content-Type", "application/json")

@@ -19,7 +19,12 @@ _OBSERVATION = "\nObservation: "
 
 
 def _quiet() -> None:
-    for name in ("CREWAI_DISABLE_TELEMETRY", "CREWAI_DISABLE_TRACKING", "OTEL_SDK_DISABLED", "CREWAI_TRACING_ENABLED"):
+    for name in (
+        "CREWAI_DISABLE_TELEMETRY",
+        "CREWAI_DISABLE_TRACKING",
+        "OTEL_SDK_DISABLED",
+        "CREWAI_TRACING_ENABLED",
+    ):
         os.environ.setdefault(name, "true" if name != "CREWAI_TRACING_ENABLED" else "false")
 
 
@@ -34,9 +39,19 @@ def collect() -> list[dict[str, Any]]:
     class Scripted(BaseLLM):
         city: str = ""
 
-        def call(self, messages: Any, tools: Any = None, callbacks: Any = None, available_functions: Any = None,
-                 from_task: Any = None, from_agent: Any = None, response_model: Any = None) -> str:
-            contents = [messages] if isinstance(messages, str) else [str(m.get("content", "")) for m in messages]
+        def call(
+            self,
+            messages: Any,
+            tools: Any = None,
+            callbacks: Any = None,
+            available_functions: Any = None,
+            from_task: Any = None,
+            from_agent: Any = None,
+            response_model: Any = None,
+        ) -> str:
+            contents = (
+                [messages] if isinstance(messages, str) else [str(m.get("content", "")) for m in messages]
+            )
             calls = getattr(self, "_calls", 0)
             object.__setattr__(self, "_calls", calls + 1)
             if calls == 0:

@@ -28,13 +28,19 @@ def collect() -> list[dict[str, Any]]:
     def run(case: Case) -> str:
         lm = DummyLM(
             [
-                {"next_thought": "Look it up.", "next_tool_name": _cases.TOOL, "next_tool_args": {"city": case.id}},
+                {
+                    "next_thought": "Look it up.",
+                    "next_tool_name": _cases.TOOL,
+                    "next_tool_args": {"city": case.id},
+                },
                 {"next_thought": "It failed.", "next_tool_name": "finish", "next_tool_args": {}},
                 {"reasoning": "The tool failed.", "answer": "unknown"},
             ]
         )
         with dspy.context(lm=lm, adapter=dspy.ChatAdapter()):
-            dspy.ReAct("question -> answer", tools=[get_weather], max_iters=3)(question=f"Weather in {case.id}?")
+            dspy.ReAct("question -> answer", tools=[get_weather], max_iters=3)(
+                question=f"Weather in {case.id}?"
+            )
         # The second request is the first one that carries the tool's observation.
         prompt = lm.history[1]["messages"][-1]["content"]
         start = prompt.index(_FIELD) + len(_FIELD)

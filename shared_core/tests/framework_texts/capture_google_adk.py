@@ -44,7 +44,9 @@ def collect() -> list[dict[str, Any]]:
                 seen.append(responses[0].response)
                 part = types.Part(text="done")
             else:
-                part = types.Part(function_call=types.FunctionCall(name=_cases.TOOL, args={"city": self.city}))
+                part = types.Part(
+                    function_call=types.FunctionCall(name=_cases.TOOL, args={"city": self.city})
+                )
             yield LlmResponse(content=types.Content(role="model", parts=[part]))
 
     def get_weather(city: str) -> str:

@@ -25,7 +25,9 @@ def collect() -> list[dict[str, Any]]:
 
     seen: list[str] = []
     parameters = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
-    tool = Tool(name=_cases.TOOL, description=_cases.TOOL_DOC, parameters=parameters, function=_cases.raise_case)
+    tool = Tool(
+        name=_cases.TOOL, description=_cases.TOOL_DOC, parameters=parameters, function=_cases.raise_case
+    )
 
     def run(case: Case) -> str:
         seen.clear()
@@ -35,7 +37,9 @@ def collect() -> list[dict[str, Any]]:
             if last.tool_call_result is not None:
                 seen.append(last.tool_call_result.result)
                 return "done"
-            return ChatMessage.from_assistant(tool_calls=[ToolCall(tool_name=_cases.TOOL, arguments={"city": case.id})])
+            return ChatMessage.from_assistant(
+                tool_calls=[ToolCall(tool_name=_cases.TOOL, arguments={"city": case.id})]
+            )
 
         agent = Agent(chat_generator=MockChatGenerator(response_fn=respond), tools=[tool])
         agent.warm_up()

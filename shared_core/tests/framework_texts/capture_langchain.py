@@ -34,7 +34,9 @@ def collect() -> list[dict[str, Any]]:
         def bind_tools(self, tools: Any, **kwargs: Any) -> Scripted:
             return self
 
-        def _generate(self, messages: Any, stop: Any = None, run_manager: Any = None, **kw: Any) -> ChatResult:
+        def _generate(
+            self, messages: Any, stop: Any = None, run_manager: Any = None, **kw: Any
+        ) -> ChatResult:
             last = messages[-1]
             if isinstance(last, ToolMessage):
                 seen.append(last.content if isinstance(last.content, str) else str(last.content))

@@ -23,7 +23,12 @@ def collect() -> list[dict[str, Any]]:
     from semantic_kernel.connectors.ai.chat_completion_client_base import ChatCompletionClientBase
     from semantic_kernel.connectors.ai.function_choice_behavior import FunctionChoiceBehavior
     from semantic_kernel.connectors.ai.prompt_execution_settings import PromptExecutionSettings
-    from semantic_kernel.contents import ChatHistory, ChatMessageContent, FunctionCallContent, FunctionResultContent
+    from semantic_kernel.contents import (
+        ChatHistory,
+        ChatMessageContent,
+        FunctionCallContent,
+        FunctionResultContent,
+    )
     from semantic_kernel.contents.utils.author_role import AuthorRole
     from semantic_kernel.functions import kernel_function
 

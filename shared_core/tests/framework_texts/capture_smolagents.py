@@ -26,7 +26,13 @@ def _text(message: Any) -> str:
 
 def collect() -> list[dict[str, Any]]:
     from smolagents import CodeAgent, Tool, ToolCallingAgent
-    from smolagents.models import ChatMessage, ChatMessageToolCall, ChatMessageToolCallFunction, MessageRole, Model
+    from smolagents.models import (
+        ChatMessage,
+        ChatMessageToolCall,
+        ChatMessageToolCallFunction,
+        MessageRole,
+        Model,
+    )
 
     seen: list[str] = []
 
@@ -35,8 +41,14 @@ def collect() -> list[dict[str, Any]]:
             super().__init__(model_id="scripted")
             self.city, self.code, self.calls = city, code, 0
 
-        def generate(self, messages: list[Any], stop_sequences: Any = None, response_format: Any = None,
-                     tools_to_call_from: Any = None, **kwargs: Any) -> ChatMessage:
+        def generate(
+            self,
+            messages: list[Any],
+            stop_sequences: Any = None,
+            response_format: Any = None,
+            tools_to_call_from: Any = None,
+            **kwargs: Any,
+        ) -> ChatMessage:
             self.calls += 1
             if self.calls > 1:
                 last = messages[-1]
@@ -45,10 +57,18 @@ def collect() -> list[dict[str, Any]]:
                 seen.append(_text(last) if not isinstance(last, dict) else _text(ChatMessage(**last)))
             if self.code:
                 code = f'get_weather(city="{self.city}")' if self.calls == 1 else 'final_answer("unknown")'
-                return ChatMessage(role=MessageRole.ASSISTANT, content=f"Thought: Look it up.\n<code>\n{code}\n</code>")
-            name, args = (_cases.TOOL, {"city": self.city}) if self.calls == 1 else ("final_answer", {"answer": "unknown"})
+                return ChatMessage(
+                    role=MessageRole.ASSISTANT, content=f"Thought: Look it up.\n<code>\n{code}\n</code>"
+                )
+            name, args = (
+                (_cases.TOOL, {"city": self.city})
+                if self.calls == 1
+                else ("final_answer", {"answer": "unknown"})
+            )
             call = ChatMessageToolCall(
-                id=f"call_{self.calls}", type="function", function=ChatMessageToolCallFunction(name=name, arguments=args)
+                id=f"call_{self.calls}",
+                type="function",
+                function=ChatMessageToolCallFunction(name=name, arguments=args),
             )
             return ChatMessage(role=MessageRole.ASSISTANT, content=None, tool_calls=[call])
 

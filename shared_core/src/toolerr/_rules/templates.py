@@ -274,7 +274,7 @@ TEMPLATES: tuple[Template, ...] = (
         True,
         "langchain 1.5.2 langchain/agents/middleware/tool_retry.py "
         "ToolRetryMiddleware._format_failure_message (on_failure='continue'): \"Tool '{tool_name}' "
-        "failed after {attempts_made} {attempt_word} with {type(exc).__name__}: {exc}. Please try again.\"",
+        'failed after {attempts_made} {attempt_word} with {type(exc).__name__}: {exc}. Please try again."',
         error=True,
         ends=". Please try again.",
     ),
@@ -287,7 +287,7 @@ TEMPLATES: tuple[Template, ...] = (
         False,
         True,
         "dspy 3.4.1 dspy/predict/react.py ReAct.forward (and react_v2.py ReActV2): "
-        "f\"Execution error in {tool}: {format_error_for_lm(err, traceback_frames=5)}\" (a newline "
+        'f"Execution error in {tool}: {format_error_for_lm(err, traceback_frames=5)}" (a newline '
         "and the last 5 frames of the traceback, ending with the exception line)",
         error=True,
     ),
@@ -300,7 +300,7 @@ TEMPLATES: tuple[Template, ...] = (
         False,
         True,
         "haystack-ai 3.4.1 haystack/tools/tool.py Tool.invoke ToolInvocationError "
-        "f\"Failed to invoke Tool `{name}` with parameters {kwargs}. Error: {e}\", sent as the tool "
+        'f"Failed to invoke Tool `{name}` with parameters {kwargs}. Error: {e}", sent as the tool '
         "message by haystack/components/agents/tool_calling.py (raise_on_tool_invocation_failure=False); "
         "the parameters echo the model's arguments and are not read",
         error=True,
@@ -327,7 +327,7 @@ TEMPLATES: tuple[Template, ...] = (
         False,
         True,
         "semantic-kernel 1.45.0 semantic_kernel/kernel.py Kernel._inner_auto_function_invoke_handler "
-        "f\"An error occurred while invoking the function {function.fully_qualified_name}: {exc}\" "
+        'f"An error occurred while invoking the function {function.fully_qualified_name}: {exc}" '
         "(the function result of an auto-invoked kernel function that raised)",
         error=True,
     ),
@@ -339,9 +339,9 @@ TEMPLATES: tuple[Template, ...] = (
         None,
         False,
         True,
-        "crewai 1.15.30 crewai/translations/en.json errors.tool_usage_exception \"I encountered an "
+        'crewai 1.15.30 crewai/translations/en.json errors.tool_usage_exception "I encountered an '
         "error while trying to use the tool. This was the error: {error}.\\n Tool {tool} accepts these "
-        "inputs: {tool_inputs}\", the ReAct observation built in crewai/tools/tool_usage.py "
+        'inputs: {tool_inputs}", the ReAct observation built in crewai/tools/tool_usage.py '
         "(ToolUsage._use); the tool's description and the format reminder follow the error",
         error=True,
     ),
