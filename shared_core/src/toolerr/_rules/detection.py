@@ -8,7 +8,19 @@ from __future__ import annotations
 # ---------------------------------------------------------------------------------------------
 
 CODING_AGENTS: tuple[str, ...] = ("qwen-code", "codex", "kilo-code", "opencode", "cline")
-FRAMEWORK_CLIENTS: tuple[str, ...] = ("generic", "langchain", "openai-agents", "mcp")
+FRAMEWORK_CLIENTS: tuple[str, ...] = (
+    "generic",
+    "langchain",
+    "openai-agents",
+    "mcp",
+    # agent frameworks whose failure texts are templates (issue 24 item 3)
+    "dspy",
+    "haystack",
+    "semantic-kernel",
+    "crewai",
+    "smolagents",
+    "google-adk",
+)
 
 # Other spellings (lower-cased, "_" and " " read as "-") and User-Agent product names.
 CLIENT_ALIASES: dict[str, str] = {
@@ -31,6 +43,11 @@ CLIENT_ALIASES: dict[str, str] = {
     "kilocode": "kilo-code",  # User-Agent "Kilo-Code/..." (appendix A)
     "open-code": "opencode",
     "claude-dev": "cline",
+    "haystack-ai": "haystack",
+    "sk": "semantic-kernel",
+    "crew-ai": "crewai",
+    "adk": "google-adk",
+    "google-adk-python": "google-adk",
 }
 
 # ---------------------------------------------------------------------------------------------

@@ -260,6 +260,139 @@ TEMPLATES: tuple[Template, ...] = (
         True,
         "A: rule 12 kilo-usage (edit tool: oldString not found / not unique / same as newString)",
     ),
+    # --- Agent frameworks' own failure texts (issue 24 item 3). Each text was produced live by
+    # the framework's agent loop (shared_core/tests/framework_texts/capture_<fw>.py, the
+    # committed texts in framework_texts/data/<fw>.jsonl). The long fixed prefixes are
+    # recognised for every client; the text after them is the exception's own.
+    Template(
+        "langchain:tool-retry",
+        ("*",),
+        r"Tool '[^'\n]*' failed after \d+ attempts? with ",
+        None,
+        None,
+        False,
+        True,
+        "langchain 1.5.2 langchain/agents/middleware/tool_retry.py "
+        "ToolRetryMiddleware._format_failure_message (on_failure='continue'): \"Tool '{tool_name}' "
+        'failed after {attempts_made} {attempt_word} with {type(exc).__name__}: {exc}. Please try again."',
+        error=True,
+        ends=". Please try again.",
+    ),
+    Template(
+        "dspy:execution-error",
+        ("*",),
+        r"Execution error in [^\s:]+: ",
+        None,
+        None,
+        False,
+        True,
+        "dspy 3.4.1 dspy/predict/react.py ReAct.forward (and react_v2.py ReActV2): "
+        'f"Execution error in {tool}: {format_error_for_lm(err, traceback_frames=5)}" (a newline '
+        "and the last 5 frames of the traceback, ending with the exception line)",
+        error=True,
+    ),
+    Template(
+        "haystack:tool-invocation",
+        ("*",),
+        r"Failed to invoke Tool `[^`\n]*` with parameters .*?\. Error: ",
+        None,
+        None,
+        False,
+        True,
+        "haystack-ai 3.4.1 haystack/tools/tool.py Tool.invoke ToolInvocationError "
+        'f"Failed to invoke Tool `{name}` with parameters {kwargs}. Error: {e}", sent as the tool '
+        "message by haystack/components/agents/tool_calling.py (raise_on_tool_invocation_failure=False); "
+        "the parameters echo the model's arguments and are not read",
+        error=True,
+    ),
+    Template(
+        "google-adk:reflect-retry",
+        ("*",),
+        r'\{\s*"response_type":\s*"ERROR_HANDLED_BY_REFLECT_AND_RETRY_PLUGIN",\s*"error_type":\s*',
+        None,
+        None,
+        False,
+        True,
+        "google-adk 2.13.0 google/adk/plugins/reflect_retry_tool_plugin.py ToolFailureResponse "
+        "(response_type REFLECT_AND_RETRY_RESPONSE_TYPE, error_type, error_details, retry_count, "
+        "reflection_guidance) as JSON text; the guidance after the error is fixed text",
+        error=True,
+    ),
+    Template(
+        "semantic-kernel:function-error",
+        ("*",),
+        r"An error occurred while invoking the function [^\s:]+: ",
+        None,
+        None,
+        False,
+        True,
+        "semantic-kernel 1.45.0 semantic_kernel/kernel.py Kernel._inner_auto_function_invoke_handler "
+        'f"An error occurred while invoking the function {function.fully_qualified_name}: {exc}" '
+        "(the function result of an auto-invoked kernel function that raised)",
+        error=True,
+    ),
+    Template(
+        "crewai:tool-usage-exception",
+        ("*",),
+        r"I encountered an error while trying to use the tool\. This was the error: ",
+        None,
+        None,
+        False,
+        True,
+        'crewai 1.15.30 crewai/translations/en.json errors.tool_usage_exception "I encountered an '
+        "error while trying to use the tool. This was the error: {error}.\\n Tool {tool} accepts these "
+        'inputs: {tool_inputs}", the ReAct observation built in crewai/tools/tool_usage.py '
+        "(ToolUsage._use); the tool's description and the format reminder follow the error",
+        error=True,
+    ),
+    # smolagents 1.26.0 smolagents/memory.py ActionStep.to_messages frames a step's error as
+    # "Error:\n{error}\nNow let's retry: ...\n" (after "Call id: {id}\n" when the step has one).
+    Template(
+        "smolagents:tool-error",
+        ("*",),
+        r"(?:Call id: \S+\n)?Error:\nError executing tool '[^'\n]*' with arguments .*?: "
+        r"(?=(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*: )",
+        None,
+        None,
+        False,
+        True,
+        "smolagents 1.26.0 smolagents/agents.py ToolCallingAgent.execute_tool_call "
+        "AgentToolExecutionError f\"Error executing tool '{tool_name}' with arguments {arguments}: "
+        "{type(e).__name__}: {e}\\nPlease try again or use another tool\" in the memory's error frame; "
+        "the arguments echo the model's and are not read",
+        error=True,
+        ends="\nPlease try again or use another tool\nNow let's retry: take care not to repeat previous "
+        "errors! If you have retried several times, try a completely different approach.",
+    ),
+    Template(
+        "smolagents:code-error",
+        ("*",),
+        r"(?:Call id: \S+\n)?Error:\nCode execution failed at line '.*?' due to: ",
+        None,
+        None,
+        False,
+        True,
+        "smolagents 1.26.0 smolagents/local_python_executor.py evaluate_python_code InterpreterError "
+        "f\"Code execution failed at line '{source}' due to: {type(e).__name__}: {e}\" (CodeAgent) in "
+        "the memory's error frame; the code line is the model's and is not read",
+        error=True,
+        ends="\nNow let's retry: take care not to repeat previous errors! If you have retried several "
+        "times, try a completely different approach.",
+    ),
+    Template(
+        "smolagents:step-error",
+        ("*",),
+        r"(?:Call id: \S+\n)?Error:\n",
+        None,
+        None,
+        False,
+        True,
+        "smolagents 1.26.0 smolagents/memory.py ActionStep.to_messages: any other step error "
+        "(a tool-call or parsing error) in the same frame",
+        error=True,
+        ends="\nNow let's retry: take care not to repeat previous errors! If you have retried several "
+        "times, try a completely different approach.",
+    ),
 )
 
 SHELL_FORMATS: tuple[ShellFormat, ...] = (
