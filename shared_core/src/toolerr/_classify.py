@@ -428,6 +428,10 @@ def _link_hits(link: Link) -> list[_Hit]:
         else:
             hits.append(_Hit(code_rule.kind, code_id, code_rule.family, code_rule.outcome))
     rule = link.rule
+    if rule is not None and rule.kind is None and rule.decisive:
+        # a class that names the condition (RepositoryNotFoundError, IdempotencyError) says
+        # more than the status it came with (a 401 for a repository that is not shown)
+        return [*hits, _Hit(None, None, rule.family, None, True)]
     if rule is not None and rule.kind is not None:
         hits.append(_Hit(rule.kind, f"exception:{link.rule_class}", rule.family, rule.outcome))
     ev = _Evidence()
@@ -452,8 +456,6 @@ def _link_hits(link: Link) -> list[_Hit]:
     if link.jsonrpc is not None:
         _jsonrpc(ev, link.jsonrpc)
     hits.extend(ev.structure)
-    if rule is not None and rule.kind is None and rule.decisive:
-        hits.append(_Hit(None, None, rule.family, None, True))
     return hits
 
 
@@ -677,6 +679,13 @@ def _classify(det: Detection, exception: BaseException | None, depth: int = 0) -
                     strong = _ranked((said.structure, said.words), worst=2)
                     if strong is not None and strong.kind != top.kind:
                         return _verdict(det, strong, facts, said)
+                elif top.kind == "fixable":
+                    # a parser's or validator's class: what its message says of the state
+                    # (a refused unsafe tag, a limit) ranks above it
+                    said = _said(top_link)
+                    strong = _ranked((said.structure, said.words), worst=2)
+                    if strong is not None:
+                        return _verdict(det, strong, facts, ev)
                 return _verdict(det, top, facts, ev)
 
     template = det.template
@@ -684,7 +693,7 @@ def _classify(det: Detection, exception: BaseException | None, depth: int = 0) -
         if template.kind is None:
             return _verdict(det, None, facts, ev, family=template.family)
         return _verdict(det, _Hit(template.kind, f"template:{template.id}", template.family), facts, ev)
-    if det.shell is not None and det.shell_failed_exit:
+    if det.shell is not None and det.shell_failed_exit and facts is None:
         return _verdict(det, None, facts, ev, family="exit_code")
 
     _scan_view(det, ev)
@@ -704,9 +713,64 @@ def _classify(det: Detection, exception: BaseException | None, depth: int = 0) -
             for hit in _link_hits(link):
                 if hit.kind is not None:
                     return _verdict(det, hit, facts, ev)
+    named = _named(det, facts, ev)
+    if named is not None:
+        if named.kind is None:
+            return _verdict(det, None, facts, ev, family=named.family)
+        return _verdict(det, named, facts, ev)
+    if facts is not None:
+        for link in facts.links[1:]:
+            for hit in _link_hits(link):
+                if hit.kind is not None:
+                    return _verdict(det, hit, facts, ev)
     if det.shell is not None:
         return _verdict(det, None, facts, ev, family="exit_code")
     return _verdict(det, None, facts, ev)
+
+
+_NAME_TOKEN = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
+_QUOTED_CODE = re.compile(r"""['"](?:error|code|reason|type)['"]\s*:\s*['"]([A-Za-z][A-Za-z_.]{2,80})['"]""")
+_NAME_TAILS = frozenset({"error", "exception", "exc", "fault"})
+
+
+@lru_cache(maxsize=4096)
+def name_hit(name: str) -> _Hit | None:
+    """What an error code or exception name says by its words (``SendingPausedException``,
+    ``invalid_blocks_format``, ``MailFromDomainNotVerified``): the fallback where no rule
+    knows the name (:data:`toolerr._rules.NAME_PHRASES`)."""
+    if name.startswith("_"):
+        return None  # a library's private class (grpc's _InactiveRpcError) names no condition
+    tokens = [t.lower() for t in _NAME_TOKEN.findall(name)]
+    while tokens and tokens[-1] in _NAME_TAILS:
+        tokens.pop()
+    if not tokens:
+        return None
+    joined = f" {' '.join(tokens)} "
+    for kind, family, outcome, phrases in R.NAME_PHRASES:
+        for phrase in phrases:
+            if f" {phrase} " in joined:
+                return _Hit(kind, f"name:{phrase.replace(' ', '_')}" if kind else None, family, outcome)
+    return None
+
+
+def _named(det: Detection, facts: ExceptionFacts | None, ev: _Evidence) -> _Hit | None:
+    """The fallback where no rule decided: the words of the error codes and exception names
+    that no table knows, the most specific first (a body's code, then the classes)."""
+    names: list[str] = []
+    if facts is not None:
+        for link in facts.links:
+            names.extend(link.codes)
+        names.extend(link.qualname for link in facts.links if link.rule is None)
+    view = det.view if det.view is not None else det.window
+    names.extend(m.group(1) for m in _QUOTED_CODE.finditer(view, 0, 4096))
+    names.extend(f[4:] for f in ev.families if f.startswith("aws."))
+    if ev.exception_name is not None:
+        names.append(ev.exception_name)
+    for name in names[:16]:
+        hit = name_hit(name)
+        if hit is not None:
+            return hit
+    return None
 
 
 def _scan_view(det: Detection, ev: _Evidence) -> None:

@@ -51,6 +51,7 @@ class Link:
     vendor: list[str] = field(default_factory=list)  # API error codes (body, SDK attributes)
     rate_limited: bool = False  # a rate-limit header says nothing is left
     protocol: list[tuple[R.CodeRule, str]] = field(default_factory=list)  # SMTP, FTP, WebSocket
+    codes: list[str] = field(default_factory=list)  # error codes of the body no table knows
 
 
 @dataclass
@@ -298,14 +299,17 @@ def _vendor_codes(body: str, link: Link) -> None:
     error = data.get("error")
     if isinstance(error, str) and data.get("ok") is False:
         # Slack and others: {"ok": false, "error": "ratelimited"}, often on HTTP 200
-        if error in R.VENDOR_ERROR_CODES:
-            link.vendor.append(error)
+        (link.vendor if error in R.VENDOR_ERROR_CODES else link.codes).append(error)
         return
     if data.get("kind") == "Status":  # Kubernetes: {"kind": "Status", "reason": "AlreadyExists"}
         reason = data.get("reason")
-        if isinstance(reason, str) and reason in R.SAAS_ERROR_CODES:
-            link.vendor.append(reason)
+        if isinstance(reason, str):
+            (link.vendor if reason in R.SAAS_ERROR_CODES else link.codes).append(reason)
         return
+    for key in ("code", "error_code", "type"):  # {"code": "object_not_found"} (Notion, others)
+        value = data.get(key)
+        if isinstance(value, str) and 2 < len(value) <= 80:
+            (link.vendor if value in R.VENDOR_ERROR_CODES else link.codes).append(value)
     errors = data.get("errors")
     if isinstance(errors, list):  # GitHub 422: {"errors": [{"code": "already_exists"}]}
         for item in errors[:8]:
@@ -318,6 +322,8 @@ def _vendor_codes(body: str, link: Link) -> None:
         value = error.get(key)
         if isinstance(value, str) and value in R.VENDOR_ERROR_CODES:
             link.vendor.append(value)
+        elif isinstance(value, str) and 2 < len(value) <= 80:
+            link.codes.append(value)
     details = error.get("details")
     if isinstance(details, list):
         for detail in details[:8]:

@@ -117,6 +117,7 @@ from .markers import (
 from .protocols import (
     AMBIGUOUS_BARE_NAMES,
     ENHANCED_CODES,
+    NAME_PHRASES,
     REPLY_CODES,
     REPLY_PHRASE,
     SAAS_ERROR_CODES,
@@ -169,6 +170,7 @@ __all__ = [
     "MAX_CHAIN_DEPTH",
     "MAX_JSON_CHARS",
     "MCP_ERROR_FLAGS",
+    "NAME_PHRASES",
     "NE",
     "OPENCODE_ERROR_TYPE",
     "RATE_LIMIT_REMAINING_HEADERS",

@@ -261,7 +261,51 @@ AUTH_WORDS: tuple[Word, ...] = tuple(
     for text, family, source in _U_WORDS
 )
 
+# Phrasings of a validation that names the argument or the value it refused (the issue's
+# "city must be a city name, got '12345'"), of state the caller cannot change, and of
+# temporary refusals, as libraries and services word them.
+_MUST_GUARD = r"\b(?:must|should|[Ee]xpected|[Ee]xpecting)\b[^\n]{0,160}\Z"
+GENERIC_WORDS: tuple[Word, ...] = (
+    Word("got '", F, "bad_arguments", None, "'X must be a Y, got 'v''", only_before=_MUST_GUARD),
+    Word('got "', F, "bad_arguments", None, "'X must be a Y, got \"v\"'", only_before=_MUST_GUARD),
+    Word("but should be", F, "bad_arguments", None, "'Argument days has type 'string' but should be ...'"),
+    Word("must be '", F, "bad_arguments", None, "'side must be 'left' or 'right''"),
+    Word("' must be", F, "bad_arguments", None, "''name' must be ...'"),
+    Word('" must be', F, "bad_arguments", None, "'\"delimiter\" must be a 1-character string'"),
+    Word("' is not supported", F, "bad_arguments", None, "'mode 'mirror' is not supported'"),
+    Word("nvalid literal for", F, "bad_arguments", None, "int(), Fraction(), Decimal() literals"),
+    Word("is an invalid keyword argument", F, "bad_arguments", None, "Python TypeError (C functions)"),
+    Word("nknown option", F, "bad_arguments", None, "command-line tools, git"),
+    Word("nknown parameter", F, "bad_arguments", None, "APIs and libraries"),
+    Word("nknown subcommand", F, "bad_arguments", None, "Redis, CLIs"),
+    Word("nknown function", F, "bad_arguments", None, "query languages (JMESPath, SQL)"),
+    Word("nknown field", F, "bad_arguments", None, "APIs and schemas"),
+    Word("nrecognized argument", F, "bad_arguments", None, "argparse 'unrecognized arguments'"),
+    Word("nvalid choice", F, "bad_arguments", None, "argparse 'invalid choice'"),
+    Word("is out of range", F, "bad_arguments", None, "'value is out of range'"),
+    Word("could not be broadcast", F, "bad_arguments", None, "NumPy shape mismatch"),
+    Word("nvalid value", F, "bad_arguments", None, "'Invalid value for X'"),
+    Word("nvalid format", F, "bad_arguments", None, "'Invalid format'"),
+    Word("is not verified", U, "account", None, "sender and number verification (SES, Twilio)"),
+    Word("is unverified", U, "account", None, "Twilio trial accounts"),
+    Word("rial accounts", U, "account", None, "trial account limits"),
+    Word("has not been enabled", U, "account", None, "features not enabled for the account"),
+    Word("has not been activated", U, "account", None, "features not activated"),
+    Word("been disabled", U, "account", None, "'X has been disabled', 'Payouts have been disabled'"),
+    Word("reached the maximum number of", U, "quota", None, "resource limits of an account"),
+    Word("nsufficient permissions", U, "permission", None, "APIs"),
+    Word("nsufficient privileges", U, "permission", None, "databases, APIs"),
+    Word("Not enough privileges", U, "permission", None, "FTP servers (pyftpdlib)"),
+    Word("protected branch", U, "permission", None, "git hosting: pushes to a protected branch"),
+    Word("refusing to update checked out branch", U, "config", None, "git push to a non-bare repository"),
+    Word("Author identity unknown", U, "config", None, "git commit without user.name/user.email"),
+    Word("ry again in a ", T, "unavailable", NE, "'try again in a few minutes / a little bit'"),
+    Word("NOREPLICAS", T, "unavailable", NE, "Redis NOREPLICAS", boundary=True),
+    _stays("has already been", "conflict", "'has already been refunded / captured / sent'"),
+)
+
 PROTOCOL_WORDS: tuple[Word, ...] = (
+    *GENERIC_WORDS,
     *STATE_WORDS,
     *CONFLICT_WORDS,
     *TEMPORARY_WORDS,
@@ -571,4 +615,85 @@ REPLY_PHRASE = (
     r"|Authentication|Relay|User unknown|Recipient|Sender|Transaction failed|Insufficient|Exceeded storage"
     r"|File name not allowed|Too many connections|Please login|Need account|Local error|Error on input file"
     r"|[245]\.\d{1,3}\.\d{1,3}\b)"
+)
+
+# ---------------------------------------------------------------------------------------------
+# The words of an error code or exception name that no table knows (``SendingPausedException``,
+# ``invalid_blocks_format``, ``MailFromDomainNotVerified``), split at case changes and
+# underscores; the first group with a phrase decides (a name that says "not found" or
+# "already exists" stays ambiguous). The fallback where no rule decided.
+# ---------------------------------------------------------------------------------------------
+
+NAME_PHRASES: tuple[tuple[RuleKind | None, str, RuleOutcome | None, tuple[str, ...]], ...] = (
+    (
+        None,
+        "not_found",
+        None,
+        ("not found", "notfound", "no such", "does not exist", "missing resource", "resource missing"),
+    ),
+    (None, "conflict", None, ("already exists", "exists", "conflict", "in use", "duplicate", "already")),
+    (
+        U,
+        "permission",
+        None,
+        (
+            "access denied",
+            "denied",
+            "forbidden",
+            "unauthorized",
+            "unauthenticated",
+            "not authorized",
+            "permission",
+            "not allowed",
+            "disabled",
+            "suspended",
+            "paused",
+            "account inactive",
+            "revoked",
+            "expired",
+            "deprecated",
+            "not verified",
+            "unverified",
+            "quota",
+            "login required",
+            "setup required",
+            "restricted",
+            "blocked",
+            "unsafe",
+            "credentials",
+            "invalid token",
+            "invalid auth",
+            "access key",
+            "api key",
+            "signature",
+        ),
+    ),
+    (T, "rate_limit", NE, ("throttling", "throttled", "rate limit", "ratelimit", "ratelimited", "slow down")),
+    (T, "unavailable", NE, ("unavailable", "overloaded", "busy", "too many requests", "try again")),
+    (T, "timeout", UO, ("timeout", "timed out", "internal")),
+    (
+        F,
+        "bad_arguments",
+        None,
+        (
+            "invalid",
+            "malformed",
+            "too large",
+            "too long",
+            "too small",
+            "too big",
+            "bad request",
+            "validation",
+            "mismatch",
+            "syntax",
+            "parse",
+            "unknown function",
+            "unknown parameter",
+            "unknown field",
+            "unknown option",
+            "missing parameter",
+            "parameter missing",
+            "bad value",
+        ),
+    ),
 )
