@@ -23,7 +23,7 @@ import sys
 import threading
 import weakref
 from collections import deque
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
@@ -176,8 +176,6 @@ class DetectionRecord:
             if item.name != "verdict":
                 data[item.name] = getattr(self, item.name)
         return data
-
-    as_dict = to_dict
 
     @classmethod
     def from_dict(cls, data: Any) -> DetectionRecord:
@@ -1102,12 +1100,3 @@ def rewrite(messages: Sequence[Message], form: FormSpec = "c3", **options: Any) 
 def records_of(messages: Sequence[Message], **options: Any) -> tuple[DetectionRecord, ...]:
     """Detection records for a conversation without rewriting it (form C0)."""
     return ToolErrorLayer(Policy.coerce(form="c0", **options)).rewrite(messages).records
-
-
-def iter_failures(messages: Iterable[Message]) -> Iterable[tuple[int, Verdict]]:
-    """Every tool message of a conversation that is a failure, with its verdict."""
-    for index, message in enumerate(messages):
-        if message.role == "tool":
-            verdict = inspect_message(message)
-            if verdict.failed:
-                yield index, verdict
