@@ -19,17 +19,13 @@ from ._detect import detect_failure, normalise_client
 from ._forms import DecisionStep, ExchangeResult, find_decision_step, pair_results
 from ._layer import (
     ConversationRun,
-    DetectionRecord,
-    ResultDelivery,
-    Rewrite,
     ToolErrorLayer,
-    ToolLoopError,
     exception_text,
     records_of,
     rewrite,
 )
 from ._ledger import FailedCall, FailureLedger, RepeatReport
-from ._loop import LoopDecision, decide_loop
+from ._loop import LoopDecision, ToolLoopError, decide_loop
 from ._lru import LRUCache
 from ._policy import (
     POLICY_OPTIONS,
@@ -42,6 +38,7 @@ from ._policy import (
 )
 from ._profile_file import PROFILE_FORMAT, ProfileError, load_profile, save_profile
 from ._profiles import PROFILES, Profile
+from ._records import DetectionRecord, ResultDelivery, Rewrite
 from ._render import (
     GUIDANCE,
     GUIDANCE_CHECK_FIRST,

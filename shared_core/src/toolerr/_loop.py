@@ -17,7 +17,7 @@ LOOP_NOTE_SHAPES: tuple[str, ...] = (
 """The start of each reason :func:`decide_loop` gives a loop note (regular expressions,
 after the note prefix): the core tells its own notes from a page that holds the prefix."""
 
-__all__ = ["LoopDecision", "decide_loop"]
+__all__ = ["LoopDecision", "ToolLoopError", "decide_loop"]
 
 
 @dataclass(frozen=True)
@@ -91,3 +91,11 @@ def decide_loop(
     else:
         action = loop_action
     return LoopDecision(action, reason, report)
+
+
+class ToolLoopError(RuntimeError):
+    """Raised with loop action ``stop`` when the agent repeats a failing call or cycle."""
+
+    def __init__(self, decision: LoopDecision) -> None:
+        super().__init__(f"toolerr stopped the run: {decision.reason}")
+        self.decision = decision

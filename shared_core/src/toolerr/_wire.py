@@ -44,7 +44,9 @@ from typing import Any
 
 from ._detect import normalise_client
 from ._forms import find_decision_step
-from ._layer import DetectionRecord, ToolErrorLayer, ToolLoopError
+from ._layer import ToolErrorLayer
+from ._loop import ToolLoopError
+from ._records import DetectionRecord
 from ._types import Form, Message, Role, ToolCall, content_text, parse_arguments
 
 logger = logging.getLogger("toolerr")
