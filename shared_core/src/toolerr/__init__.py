@@ -18,7 +18,6 @@ from ._classify import inspect_message, inspect_result
 from ._detect import detect_failure, normalise_client
 from ._forms import DecisionStep, ExchangeResult, find_decision_step, pair_results
 from ._layer import (
-    ConversationRun,
     ToolErrorLayer,
     exception_text,
     records_of,
@@ -54,6 +53,7 @@ from ._render import (
     render_note,
 )
 from ._reuse import ConversionCache
+from ._runs import ConversationRun
 from ._types import (
     CLIENTS,
     FORMS,

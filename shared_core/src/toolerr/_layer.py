@@ -20,10 +20,8 @@ import dataclasses
 import logging
 import operator
 import sys
-import threading
 import weakref
-from collections import deque
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -38,10 +36,10 @@ from ._forms import (
 )
 from ._ledger import FailureLedger, RepeatReport
 from ._loop import LoopDecision, ToolLoopError, decide_loop
-from ._lru import LRUCache
 from ._policy import FormSpec, Policy, PolicyOptions
 from ._records import DetectionRecord, ResultDelivery, Rewrite, detection_record
 from ._render import guidance_for, render_abstract, render_loop_note, render_note
+from ._runs import Fingerprint, RunScopes, RunState, content_fingerprint
 from ._types import (
     NOT_FAILED,
     Form,
@@ -49,7 +47,6 @@ from ._types import (
     Message,
     ToolCall,
     Verdict,
-    content_text,
     parse_arguments,
     result_text,
 )
@@ -62,22 +59,14 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("toolerr")
 
-_CACHE_SIZE = 4096
 # Calls at the end of a conversation that are always replayed (cycles are looked for there).
 _REPLAY_TAIL = 16
 # Replay checkpoints kept per run scope (one per conversation that grows; its branches).
 _CHECKPOINTS = 8
 # ... and in the shared scope (``run=None``), where a gateway serves all its conversations.
 _SHARED_CHECKPOINTS = 64
-# Run scopes kept per layer (runs given by key; runs given by object go with their object).
-_RUNS = 1024
-# Successes of a run kept back while its ledger holds no failure (they only matter for cycles).
-_PENDING = 64
 
 
-_Fingerprint = tuple[int, int]
-# Verdict changes a run logs for its checkpoints (older checkpoints of the run are dropped).
-_CHANGES = 4096
 _deref: Callable[[weakref.ref[Message]], Message | None] = weakref.ref.__call__
 
 
@@ -98,7 +87,7 @@ class _Checkpoint:
     calls: int
     """Calls replayed (the pairs of ``messages[:end]``)."""
     serial: int
-    """The run's verdict serial when their verdicts were read (see :meth:`_Run.changes_since`)."""
+    """The run's verdict serial when their verdicts were read (see :meth:`RunState.changes_since`)."""
     retry_budget: int
     ledger: FailureLedger
     """Never recorded into: a replay continues from a copy."""
@@ -110,7 +99,7 @@ class _Checkpoint:
         return len(messages) >= self.end and all(map(operator.is_, map(_deref, self.refs), messages))
 
     def unchanged(
-        self, messages: Sequence[Message], changes: Sequence[tuple[str, _Fingerprint | None]]
+        self, messages: Sequence[Message], changes: Sequence[tuple[str, Fingerprint | None]]
     ) -> bool:
         """Whether none of the verdict changes (remembered or forgotten, by call id and
         content fingerprint) concerns a result of ``messages[:end]``: recall looks a
@@ -124,169 +113,10 @@ class _Checkpoint:
                 if (
                     message.role == "tool"
                     and message.tool_call_id == call_id
-                    and (message.content is None or _fingerprint(message.content) == fingerprint)
+                    and (message.content is None or content_fingerprint(message.content) == fingerprint)
                 ):
                     return False
         return True
-
-
-class ConversationRun:
-    """A run scope for a placement that sees each model call's conversation but no per-run
-    object (a model-input filter, a gateway hook). Keep the latest in the run's own context
-    (a ``ContextVar``: concurrent tasks and threads each have theirs) and pass it to
-    :meth:`follow` at each model call: the same scope is kept while the conversation
-    continues (its tool results start with those seen before), and a new one starts with
-    a conversation that holds no tool result or others (another run in the same context).
-    """
-
-    __slots__ = ("__weakref__", "_results")
-
-    def __init__(self, results: tuple[str | None, ...] = ()) -> None:
-        self._results = results
-
-    @classmethod
-    def follow(cls, previous: ConversationRun | None, messages: Sequence[Message]) -> ConversationRun:
-        """The run scope of ``messages``: ``previous`` when they continue its run, else a new one."""
-        results = tuple(m.tool_call_id for m in messages if m.role == "tool")
-        if previous is not None and results and results[: len(previous._results)] == previous._results:
-            previous._results = results
-            return previous
-        return cls(results)
-
-
-class _Run:
-    """What a layer keeps for one run: verdicts learned from exception objects (by call id
-    and the content they were learned for) and the failed-call ledger of
-    :meth:`ToolErrorLayer.deliver_result`."""
-
-    __slots__ = ("changes", "changes_base", "checkpoints", "latest", "ledger", "lock", "pending", "verdicts")
-
-    def __init__(self) -> None:
-        self.verdicts: LRUCache[tuple[str, tuple[int, int] | None], Verdict] = LRUCache(_CACHE_SIZE)
-        self.latest: dict[str, tuple[int, int] | None] = {}
-        self.ledger: FailureLedger | None = None
-        self.pending: deque[tuple[str, Any, str | None, str | None]] = deque(maxlen=_PENDING)
-        self.lock = threading.RLock()
-        # The run's replay checkpoints, and the verdict keys remembered or evicted since the
-        # oldest of them (change ``changes_base + i + 1`` is ``changes[i]``).
-        self.checkpoints: list[_Checkpoint] = []
-        self.changes: list[tuple[str, _Fingerprint | None]] = []
-        self.changes_base = 0
-
-    @property
-    def serial(self) -> int:
-        """Verdict changes so far (a checkpoint keeps the serial its verdicts were read at)."""
-        return self.changes_base + len(self.changes)
-
-    def changes_since(self, serial: int) -> list[tuple[str, _Fingerprint | None]] | None:
-        """The verdict keys changed after ``serial`` (``None``: no longer known)."""
-        with self.lock:
-            if serial < self.changes_base:
-                return None
-            return self.changes[serial - self.changes_base :]
-
-    def _changed(self, key: tuple[str, _Fingerprint | None]) -> None:
-        self.changes.append(key)
-        if len(self.changes) > _CHANGES:
-            drop = len(self.changes) // 2
-            del self.changes[:drop]
-            self.changes_base += drop
-
-    def remember(self, call_id: str, fingerprint: tuple[int, int] | None, verdict: Verdict) -> None:
-        key = (call_id, fingerprint)
-        with self.lock:
-            dropped = self.verdicts.put(key, verdict)
-            self.latest[call_id] = fingerprint
-            self._changed(key)
-            for (old_id, old_print), _ in dropped:
-                self._changed((old_id, old_print))
-                if self.latest.get(old_id, 0) == old_print:
-                    del self.latest[old_id]
-
-    def recall(self, call_id: str, content: Any) -> Verdict | None:
-        with self.lock:
-            if not self.verdicts:
-                return None
-            if content is not None:
-                verdict = self.verdicts.get((call_id, _fingerprint(content)))
-                return verdict if verdict is not None else self.verdicts.get((call_id, None))
-            if call_id not in self.latest:
-                return None
-            return self.verdicts.get((call_id, self.latest[call_id]))
-
-    def run_ledger(self, retry_budget: int, flush: bool = True) -> FailureLedger:
-        """The run's ledger; with ``flush``, the successes kept back recorded first."""
-        if self.ledger is None:
-            self.ledger = FailureLedger(retry_budget=retry_budget)
-        if flush:
-            while self.pending:
-                name, arguments, raw, call_id = self.pending.popleft()
-                self.ledger.record(name, arguments, NOT_FAILED, raw=raw, call_id=call_id)
-        return self.ledger
-
-
-class _Runs:
-    """Run scopes: an object (a session, a run context) is referred to weakly, by identity,
-    and its state goes with it; a key (a string, a tuple ...) is kept in a bounded LRU."""
-
-    def __init__(self) -> None:
-        self.default = _Run()
-        self._objects: dict[int, tuple[weakref.ref[Any], _Run]] = {}
-        self._keys: LRUCache[Hashable, _Run] = LRUCache(_RUNS)
-        self._lock = threading.RLock()
-
-    def get(self, run: object | None, create: bool = True) -> _Run | None:
-        if run is None:
-            return self.default
-        if isinstance(run, (str, bytes, int, float, tuple, frozenset)):
-            return self._keyed(run, create)
-        with self._lock:
-            entry = self._objects.get(id(run))
-            if entry is not None and entry[0]() is run:
-                return entry[1]
-            if not create:
-                return None
-            key = id(run)
-
-            def forget(_ref: weakref.ref[Any], key: int = key) -> None:
-                with self._lock:
-                    current = self._objects.get(key)
-                    if current is not None and current[0] is _ref:
-                        del self._objects[key]
-
-            try:
-                ref = weakref.ref(run, forget)
-            except TypeError:  # an object without weak references: keyed by itself
-                return self._keyed(run, create)
-            state = _Run()
-            self._objects[key] = (ref, state)
-            return state
-
-    def _keyed(self, run: Hashable, create: bool) -> _Run | None:
-        with self._lock:
-            state = self._keys.touch(run)
-            if state is not None or not create:
-                return state
-            state = _Run()
-            self._keys.put(run, state)
-            return state
-
-    def forget(self, run: object | None) -> None:
-        with self._lock:
-            if run is None:
-                self.default = _Run()
-            elif not _by_identity(run):
-                self._keys.pop(run, None)
-            else:
-                entry = self._objects.get(id(run))
-                if entry is not None and entry[0]() is run:
-                    del self._objects[id(run)]
-                elif isinstance(run, Hashable):
-                    self._keys.pop(run, None)
-
-
-def _by_identity(run: object) -> bool:
-    return not isinstance(run, (str, bytes, int, float, tuple, frozenset))
 
 
 class ToolErrorLayer:
@@ -313,7 +143,7 @@ class ToolErrorLayer:
     ) -> None:
         self.policy = Policy.coerce(policy, client=client, **options)
         self.on_record = on_record
-        self._runs = _Runs()
+        self._runs = RunScopes()
 
     # -- verdicts ---------------------------------------------------------------
 
@@ -334,7 +164,7 @@ class ToolErrorLayer:
             return
         state = self._runs.get(run)
         assert state is not None
-        state.remember(call_id, _fingerprint(content) if content is not None else None, verdict)
+        state.remember(call_id, content_fingerprint(content) if content is not None else None, verdict)
 
     def recall(
         self, call_id: str | None, content: Any = None, *, run: object | None = None
@@ -468,7 +298,7 @@ class ToolErrorLayer:
         return ledger, reports
 
     def _resume(
-        self, state: _Run, messages: Sequence[Message], budget: int
+        self, state: RunState, messages: Sequence[Message], budget: int
     ) -> tuple[_Checkpoint | None, list[ExchangeResult], list[tuple[int, int]], int]:
         """Where the replay of ``messages`` starts: the latest checkpoint of the run that
         they start with, whose verdicts still hold and that leaves the calls at the end to
@@ -496,7 +326,7 @@ class ToolErrorLayer:
 
     def _keep(
         self,
-        state: _Run,
+        state: RunState,
         base: _Checkpoint | None,
         messages: Sequence[Message],
         at: tuple[int, int],
@@ -697,7 +527,7 @@ class ToolErrorLayer:
                     )
                 return ResultDelivery(verdict, content, False)
             if call_id is not None:
-                state.remember(call_id, _fingerprint(content), verdict)
+                state.remember(call_id, content_fingerprint(content), verdict)
             ledger = given if given is not None else state.run_ledger(policy.retry_budget)
             report = ledger.record(
                 name, arguments, verdict, raw=raw, call_id=call_id, diagnosis=result_text(message.content)
@@ -720,7 +550,7 @@ class ToolErrorLayer:
         delivered = out.c1_content if form == "c1" else content
         changed = delivered is not content
         if changed and call_id is not None:  # the delivered result is the same failure
-            state.remember(call_id, _fingerprint(delivered), verdict)
+            state.remember(call_id, content_fingerprint(delivered), verdict)
         if emit:
             record = self._record(delivery, form, changed, report)
         else:
@@ -881,13 +711,6 @@ def _pairs(
         if message.tool_calls:
             results.extend(r for r in pair_results(messages, index) if r.call is not None)
     return results, boundaries
-
-
-def _fingerprint(content: Any) -> tuple[int, int]:
-    # The whole text: two results of one run that share an id, a length and a long head
-    # (a log, a listing) must not share a verdict.
-    text = content_text(content)
-    return len(text), hash(text)
 
 
 def exception_text(exception: BaseException) -> str:
