@@ -18,11 +18,8 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import operator
 import sys
-import weakref
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ._classify import inspect_message, inspect_result
@@ -32,14 +29,14 @@ from ._forms import (
     ExchangeResult,
     apply_form,
     find_decision_step,
-    pair_results,
 )
 from ._ledger import FailureLedger, RepeatReport
 from ._loop import LoopDecision, ToolLoopError, decide_loop
 from ._policy import FormSpec, Policy, PolicyOptions
 from ._records import DetectionRecord, ResultDelivery, Rewrite, detection_record
 from ._render import guidance_for, render_abstract, render_loop_note, render_note
-from ._runs import Fingerprint, RunScopes, RunState, content_fingerprint
+from ._replay import Checkpoint, replay_conversation
+from ._runs import RunScopes, content_fingerprint
 from ._types import (
     NOT_FAILED,
     Form,
@@ -58,65 +55,6 @@ if TYPE_CHECKING:
         from typing_extensions import Unpack
 
 logger = logging.getLogger("toolerr")
-
-# Calls at the end of a conversation that are always replayed (cycles are looked for there).
-_REPLAY_TAIL = 16
-# Replay checkpoints kept per run scope (one per conversation that grows; its branches).
-_CHECKPOINTS = 8
-# ... and in the shared scope (``run=None``), where a gateway serves all its conversations.
-_SHARED_CHECKPOINTS = 64
-
-
-_deref: Callable[[weakref.ref[Message]], Message | None] = weakref.ref.__call__
-
-
-@dataclass(frozen=True)
-class _Checkpoint:
-    """The replay state after every call of ``messages[:end]``, where ``messages[end]`` is an
-    assistant message (no exchange crosses ``end``). Reused by a replay in the same run
-    scope of a conversation that starts with the very same message objects (it only grew)
-    when no verdict remembered in the run since then concerns their results: then the
-    calls it covers are neither paired nor inspected again. The messages are referred to
-    weakly, so that a checkpoint keeps no conversation alive (a message gone matches none)."""
-
-    end: int
-    refs: tuple[weakref.ref[Message], ...]
-    """``messages[:end]``."""
-    call_ids: frozenset[str]
-    """The call ids of the tool results in ``messages[:end]``."""
-    calls: int
-    """Calls replayed (the pairs of ``messages[:end]``)."""
-    serial: int
-    """The run's verdict serial when their verdicts were read (see :meth:`RunState.changes_since`)."""
-    retry_budget: int
-    ledger: FailureLedger
-    """Never recorded into: a replay continues from a copy."""
-    reports: dict[int, RepeatReport]
-    failed_tools: frozenset[str]
-
-    def starts(self, messages: Sequence[Message]) -> bool:
-        """Whether ``messages`` starts with this checkpoint's messages (the same objects)."""
-        return len(messages) >= self.end and all(map(operator.is_, map(_deref, self.refs), messages))
-
-    def unchanged(
-        self, messages: Sequence[Message], changes: Sequence[tuple[str, Fingerprint | None]]
-    ) -> bool:
-        """Whether none of the verdict changes (remembered or forgotten, by call id and
-        content fingerprint) concerns a result of ``messages[:end]``: recall looks a
-        verdict up by (call id, fingerprint), then (call id, ``None``); content ``None`` by id."""
-        for call_id, fingerprint in changes:
-            if call_id not in self.call_ids:
-                continue
-            if fingerprint is None:
-                return False
-            for message in messages[: self.end]:  # a colliding id (call_0 each turn): its contents
-                if (
-                    message.role == "tool"
-                    and message.tool_call_id == call_id
-                    and (message.content is None or content_fingerprint(message.content) == fingerprint)
-                ):
-                    return False
-        return True
 
 
 class ToolErrorLayer:
@@ -231,7 +169,7 @@ class ToolErrorLayer:
     # -- ledger -----------------------------------------------------------------
 
     @property
-    def _checkpoints(self) -> list[_Checkpoint]:
+    def _checkpoints(self) -> list[Checkpoint]:
         """The replay checkpoints of the shared run scope (``run=None``)."""
         return self._runs.default.checkpoints
 
@@ -256,115 +194,15 @@ class ToolErrorLayer:
         not be changed in place once replayed. ``run``: the run scope of remembered
         verdicts (and of the checkpoints).
         """
-        budget = self.policy.retry_budget
         state = self._runs.get(run)
         assert state is not None
-        checkpoint, results, boundaries, serial = self._resume(state, messages, budget)
-        if checkpoint is None:
-            start, ledger, reports = 0, FailureLedger(retry_budget=budget), {}
-            failed_tools: set[str] = set()
-        else:
-            start = checkpoint.calls
-            ledger = checkpoint.ledger.copy()
-            failed_tools = set(checkpoint.failed_tools)
-            reports = dict(checkpoint.reports)
-        verdicts = [self.inspect(result.message, run=run) for result in results]
-        total = start + len(results)
-        tail = max(total - _REPLAY_TAIL, 0)
-        # The next checkpoint: the last exchange boundary with only calls before the tail
-        # before it (those are replayed as any longer conversation replays them).
-        keep = None
-        for end, count in boundaries:
-            if start < count <= tail:
-                keep = (end, count)
-        for position in range(start, total):
-            if keep is not None and position == keep[1]:
-                self._keep(state, checkpoint, messages, keep, serial, ledger, reports, failed_tools)
-            result, verdict = results[position - start], verdicts[position - start]
-            call = result.call
-            assert call is not None
-            if verdict.failed:
-                failed_tools.add(call.name)
-            elif position < tail and call.name not in failed_tools:
-                continue
-            reports[result.index] = ledger.record(
-                call.name,
-                call.arguments,
-                verdict,
-                raw=call.raw_arguments,
-                call_id=call.id,
-                diagnosis=result_text(result.message.content) if verdict.failed else None,
-            )
-        return ledger, reports
-
-    def _resume(
-        self, state: RunState, messages: Sequence[Message], budget: int
-    ) -> tuple[_Checkpoint | None, list[ExchangeResult], list[tuple[int, int]], int]:
-        """Where the replay of ``messages`` starts: the latest checkpoint of the run that
-        they start with, whose verdicts still hold and that leaves the calls at the end to
-        replay (at least ``_REPLAY_TAIL``), else the start. Returns it, the calls after it
-        (paired, not inspected), the exchange boundaries after it (message index, calls
-        before it) and the run's verdict serial the replay reads its verdicts at."""
-        with state.lock:
-            serial = state.serial
-            candidates = sorted(state.checkpoints, key=lambda c: c.end, reverse=True)
-        for candidate in candidates:
-            if candidate.retry_budget != budget or not candidate.starts(messages):
-                continue
-            end = candidate.end
-            if end >= len(messages) or messages[end].role != "assistant":
-                continue  # a result more for the exchange before ``end``: it crosses
-            if candidate.serial != serial:
-                changes = state.changes_since(candidate.serial)
-                if changes is None or not candidate.unchanged(messages, changes[: serial - candidate.serial]):
-                    continue
-            results, boundaries = _pairs(messages, end, candidate.calls)
-            if len(results) >= _REPLAY_TAIL:
-                return candidate, results, boundaries, serial
-        results, boundaries = _pairs(messages, 0, 0)
-        return None, results, boundaries, serial
-
-    def _keep(
-        self,
-        state: RunState,
-        base: _Checkpoint | None,
-        messages: Sequence[Message],
-        at: tuple[int, int],
-        serial: int,
-        ledger: FailureLedger,
-        reports: dict[int, RepeatReport],
-        failed_tools: set[str],
-    ) -> None:
-        end, calls = at
-        begin = base.end if base is not None else 0
-        try:
-            new = tuple(weakref.ref(m) for m in messages[begin:end])
-        except TypeError:  # messages that cannot be referred to weakly: no checkpoint
-            return
-        ids = {m.tool_call_id for m in messages[begin:end] if m.role == "tool" and m.tool_call_id is not None}
-        kept = _Checkpoint(
-            end=end,
-            refs=base.refs + new if base is not None else new,
-            call_ids=base.call_ids | ids if base is not None else frozenset(ids),
-            calls=calls,
-            serial=serial,
-            retry_budget=ledger.retry_budget,
-            ledger=ledger.copy(),
-            reports=dict(reports),
-            failed_tools=frozenset(failed_tools),
+        return replay_conversation(
+            state,
+            messages,
+            self.policy.retry_budget,
+            lambda message: self.inspect(message, run=run),
+            shared=state is self._runs.default,
         )
-        with state.lock:
-            # A checkpoint that the new one extends is no longer needed.
-            state.checkpoints[:] = [
-                c for c in state.checkpoints if c is not base and not (c.end <= end and c.starts(messages))
-            ]
-            state.checkpoints.append(kept)
-            del state.checkpoints[: -(_SHARED_CHECKPOINTS if state is self._runs.default else _CHECKPOINTS)]
-            if state.checkpoints:
-                oldest = min(c.serial for c in state.checkpoints)
-                if oldest > state.changes_base:  # the changes no checkpoint needs
-                    del state.changes[: oldest - state.changes_base]
-                    state.changes_base = oldest
 
     def check_call(
         self,
@@ -693,24 +531,6 @@ class _NoLock:
 
 
 _NO_LOCK = _NoLock()
-
-
-def _pairs(
-    messages: Sequence[Message], begin: int, before: int
-) -> tuple[list[ExchangeResult], list[tuple[int, int]]]:
-    """The calls of ``messages[begin:]`` paired with their results (``messages[begin]`` an
-    assistant message, or ``begin`` 0) and the exchange boundaries: (index of each assistant
-    message, calls before it, counting ``before`` calls before ``begin``)."""
-    results: list[ExchangeResult] = []
-    boundaries: list[tuple[int, int]] = []
-    for index in range(begin, len(messages)):
-        message = messages[index]
-        if message.role != "assistant":
-            continue
-        boundaries.append((index, before + len(results)))
-        if message.tool_calls:
-            results.extend(r for r in pair_results(messages, index) if r.call is not None)
-    return results, boundaries
 
 
 def exception_text(exception: BaseException) -> str:

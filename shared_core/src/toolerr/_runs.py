@@ -17,7 +17,7 @@ from ._lru import LRUCache
 from ._types import NOT_FAILED, Message, Verdict, content_text
 
 if TYPE_CHECKING:
-    from ._layer import _Checkpoint as Checkpoint
+    from ._replay import Checkpoint
 
 _CACHE_SIZE = 4096
 # Run scopes kept per layer (runs given by key; runs given by object go with their object).
