@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ._classify import inspect_message, inspect_result
+from ._delivery import delivery_for
 from ._failopen import log_swallowed
 from ._forms import (
     Delivery,
@@ -31,15 +32,13 @@ from ._forms import (
     find_decision_step,
 )
 from ._ledger import FailureLedger, RepeatReport
-from ._loop import LoopDecision, ToolLoopError, decide_loop
+from ._loop import ALLOW, LoopDecision, ToolLoopError, decide_loop
 from ._policy import FormSpec, Policy, PolicyOptions
-from ._records import DetectionRecord, ResultDelivery, Rewrite, detection_record
-from ._render import guidance_for, render_abstract, render_loop_note, render_note
+from ._records import DetectionRecord, ResultDelivery, Rewrite, detection_record, emit_record
 from ._replay import Checkpoint, replay_conversation
 from ._runs import RunScopes, content_fingerprint
 from ._types import (
     NOT_FAILED,
-    Form,
     Kind,
     Message,
     ToolCall,
@@ -226,7 +225,7 @@ class ToolErrorLayer:
                 state = self._runs.get(run, create=False)
                 with state.lock if state is not None else _NO_LOCK:
                     if state is None or state.ledger is None or not state.ledger.failures:
-                        return _ALLOW  # no failure in the run: nothing to repeat
+                        return ALLOW  # no failure in the run: nothing to repeat
                     ledger = state.run_ledger(self.policy.retry_budget)
                     decision = decide_loop(
                         ledger.check(name, arguments, raw=raw), loop_action=self.policy.loop_action
@@ -239,7 +238,7 @@ class ToolErrorLayer:
                 )
         except Exception:
             logger.warning("toolerr: check_call failed; the call runs unchanged", exc_info=True)
-            return _ALLOW
+            return ALLOW
         return self._decided(name, decision)
 
     def _decided(self, name: str, decision: LoopDecision) -> LoopDecision:
@@ -390,7 +389,7 @@ class ToolErrorLayer:
         if changed and call_id is not None:  # the delivered result is the same failure
             state.remember(call_id, content_fingerprint(delivered), verdict)
         if emit:
-            record = self._record(delivery, form, changed, report)
+            record = emit_record(delivery, form, changed, report, self.on_record)
         else:
             record = detection_record(delivery, form, changed, report)
         return dataclasses.replace(out, content=delivered, changed=changed, record=record)
@@ -400,43 +399,7 @@ class ToolErrorLayer:
     def _delivery(
         self, result: ExchangeResult, verdict: Verdict, ledger: FailureLedger, report: RepeatReport | None
     ) -> Delivery:
-        policy = self.policy
-        if not verdict.failed:
-            return Delivery(result, verdict, None, None, None, None)
-        kind = verdict.kind
-        if result.call is not None and verdict.kind is not None:
-            kind = ledger.effective_kind(result.call.name, result.call.arguments, verdict)
-        form = policy.form_for(kind)
-        guidance = guidance_for(kind, verdict, retry_safe=policy.retry_safe(result.name, verdict))
-        loop = decide_loop(report, loop_action=policy.loop_action) if report is not None else None
-        if loop is not None and loop.action == "stop":
-            raise ToolLoopError(loop)
-        if loop is not None and loop.action in ("note", "block"):
-            text = render_loop_note(loop.reason, guidance)
-            return Delivery(result, verdict, kind, guidance, text, text, form)
-        if guidance is None:
-            return Delivery(result, verdict, kind, None, None, None, form)
-        error = result_text(result.message.content)
-        if form == "abstract":
-            note = render_abstract(
-                result.name,
-                result.arguments,
-                kind or "ambiguous",
-                error,
-                guidance,
-                raw=result.raw_arguments,
-                max_chars=policy.max_error_chars,
-            )
-        else:
-            note = render_note(
-                result.name,
-                result.arguments,
-                error,
-                guidance,
-                raw=result.raw_arguments,
-                max_chars=policy.max_error_chars,
-            )
-        return Delivery(result, verdict, kind, guidance, note, guidance, form)
+        return delivery_for(self.policy, result, verdict, ledger, report)
 
     def rewrite(self, messages: Sequence[Message], *, run: object | None = None) -> Rewrite:
         """Apply the policy's form to the messages of one model call.
@@ -479,47 +442,16 @@ class ToolErrorLayer:
         policy = self.policy
         out, changed = apply_form(messages, step, deliveries, policy.form_for(None))
         records = tuple(
-            self._record(
-                d, d.form or policy.form_for(d.kind), d.result.index in changed, reports.get(d.result.index)
+            emit_record(
+                d,
+                d.form or policy.form_for(d.kind),
+                d.result.index in changed,
+                reports.get(d.result.index),
+                self.on_record,
             )
             for d in deliveries
         )
         return Rewrite(out, bool(changed), records, ledger=ledger)
-
-    def _record(
-        self, delivery: Delivery, form: Form, changed: bool, report: RepeatReport | None
-    ) -> DetectionRecord:
-        record = detection_record(delivery, form, changed, report)
-        logger.info(
-            "toolerr: %s failed (%s, rule %s, detected by %s) at message %d; form %s %s",
-            record.tool,
-            record.kind,
-            record.rule,
-            record.detection,
-            record.position,
-            form,
-            "applied" if changed else "not applied",
-        )
-        if self.on_record is not None:
-            try:
-                self.on_record(record)
-            except Exception:
-                logger.warning("toolerr: on_record callback raised; ignored", exc_info=True)
-        return record
-
-
-_EMPTY_REPORT = RepeatReport(
-    exact=False,
-    canonical=False,
-    same_family=False,
-    cycle=None,
-    previous=None,
-    retry_allowed=False,
-    budget_exhausted=False,
-)
-
-
-_ALLOW = LoopDecision(action="allow", reason="", report=_EMPTY_REPORT)
 
 
 class _NoLock:

@@ -93,6 +93,21 @@ def decide_loop(
     return LoopDecision(action, reason, report)
 
 
+_EMPTY_REPORT = RepeatReport(
+    exact=False,
+    canonical=False,
+    same_family=False,
+    cycle=None,
+    previous=None,
+    retry_allowed=False,
+    budget_exhausted=False,
+)
+
+
+ALLOW = LoopDecision(action="allow", reason="", report=_EMPTY_REPORT)
+"""The decision for a call that repeats no failure."""
+
+
 class ToolLoopError(RuntimeError):
     """Raised with loop action ``stop`` when the agent repeats a failing call or cycle."""
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -9,6 +11,8 @@ from ._forms import Delivery, append_text
 from ._ledger import FailureLedger, RepeatReport
 from ._loop import LoopDecision
 from ._types import Form, Kind, Message, Verdict, content_text
+
+logger = logging.getLogger("toolerr")
 
 
 @dataclass(frozen=True)
@@ -191,4 +195,32 @@ def detection_record(
         note=delivery.note,
         verdict=verdict,
     )
+    return record
+
+
+def emit_record(
+    delivery: Delivery,
+    form: Form,
+    changed: bool,
+    report: RepeatReport | None,
+    on_record: Callable[[DetectionRecord], None] | None,
+) -> DetectionRecord:
+    """The detection record of a delivery, logged on logger ``toolerr`` and given to
+    ``on_record`` (a callback that raises is logged and ignored)."""
+    record = detection_record(delivery, form, changed, report)
+    logger.info(
+        "toolerr: %s failed (%s, rule %s, detected by %s) at message %d; form %s %s",
+        record.tool,
+        record.kind,
+        record.rule,
+        record.detection,
+        record.position,
+        form,
+        "applied" if changed else "not applied",
+    )
+    if on_record is not None:
+        try:
+            on_record(record)
+        except Exception:
+            logger.warning("toolerr: on_record callback raised; ignored", exc_info=True)
     return record
