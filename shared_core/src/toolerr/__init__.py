@@ -17,6 +17,7 @@ from ._canonical import canonical_arguments, exact_arguments
 from ._classify import inspect_message, inspect_result
 from ._detect import detect_failure, normalise_client
 from ._forms import DecisionStep, ExchangeResult, find_decision_step, pair_results
+from ._hygiene import SpecialTokens, clean_text, register_special_tokens, remove_special_tokens
 from ._layer import (
     ToolErrorLayer,
     exception_text,
@@ -26,6 +27,7 @@ from ._layer import (
 from ._ledger import FailedCall, FailureLedger, RepeatReport
 from ._loop import LoopDecision, ToolLoopError, decide_loop
 from ._lru import LRUCache
+from ._notes import GUIDANCE, GUIDANCE_CHECK_FIRST, NOTE_PREFIX, NoteParts
 from ._policy import (
     POLICY_OPTIONS,
     FormSpec,
@@ -38,20 +40,7 @@ from ._policy import (
 from ._profile_file import PROFILE_FORMAT, ProfileError, load_profile, save_profile
 from ._profiles import PROFILES, Profile
 from ._records import DetectionRecord, ResultDelivery, Rewrite
-from ._render import (
-    GUIDANCE,
-    GUIDANCE_CHECK_FIRST,
-    NOTE_PREFIX,
-    NoteParts,
-    SpecialTokens,
-    clean_text,
-    format_arguments,
-    guidance_for,
-    register_special_tokens,
-    remove_special_tokens,
-    render_abstract,
-    render_note,
-)
+from ._render import format_arguments, guidance_for, render_abstract, render_note
 from ._reuse import ConversionCache
 from ._runs import ConversationRun
 from ._types import (

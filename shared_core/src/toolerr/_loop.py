@@ -9,14 +9,6 @@ from typing import Literal
 from ._ledger import RepeatReport, _cap, _loop_cause
 from ._types import LOOP_ACTIONS, Kind, LoopAction
 
-LOOP_NOTE_SHAPES: tuple[str, ...] = (
-    r"[^\n]* was already called with these arguments and failed",  # budget, repeat
-    r"The last calls repeat a cycle \(",  # cycle
-    r"[^\n]* keeps failing with [^\n]* even with changed arguments\.",  # the same error
-)
-"""The start of each reason :func:`decide_loop` gives a loop note (regular expressions,
-after the note prefix): the core tells its own notes from a page that holds the prefix."""
-
 __all__ = ["LoopDecision", "ToolLoopError", "decide_loop"]
 
 
