@@ -64,14 +64,14 @@ from ._types import (
 from ._wire import (
     WIRE_FORMATS,
     WireRewrite,
-    anthropic_to_messages,
-    openai_chat_to_messages,
-    responses_to_messages,
     rewrite_anthropic,
     rewrite_openai_chat,
     rewrite_responses,
     rewrite_wire,
 )
+from ._wire_anthropic import anthropic_to_messages
+from ._wire_chat import openai_chat_to_messages
+from ._wire_responses import responses_to_messages
 
 __version__ = "0.1.0"
 
