@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "packages" / "litellm" / "tests"))
 
 import conftest  # noqa: E402  (the tests' upstream and proxy launcher)
-from toolerr import _wire  # noqa: E402
+from toolerr import _wire_base  # noqa: E402
 from toolerr_litellm import ToolErrorCallback  # noqa: E402
 
 RATE = "Error: HTTP 429 Too Many Requests"
@@ -143,7 +143,7 @@ def in_process_rows(sizes: Sequence[int], repeats: int) -> list[dict[str, Any]]:
         for failed in (True, False):
             messages = conversation(n, failed=failed)
             body = json.dumps({"model": "gpt-test", "messages": messages}).encode()
-            _wire._CACHE.clear()
+            _wire_base.CACHE.clear()
             first, first_cpu, warm, warm_cpu = in_process_times(body, repeats)
             rows.append(
                 {
@@ -211,7 +211,7 @@ def main() -> None:
                     for name in names[shift:] + names[:shift]:
                         times[name].append(post(connections[name], body))
                 upstream.clear()
-                _wire._CACHE.clear()  # first sight: nothing of this conversation converted before
+                _wire_base.CACHE.clear()  # first sight: nothing of this conversation converted before
                 first, _, warm, warm_cpu = in_process_times(body)
                 row: dict[str, Any] = {
                     "messages": len(messages),

@@ -18,7 +18,7 @@ import unicodedata
 
 from hypothesis import HealthCheck, settings
 from toolerr import GUIDANCE, GUIDANCE_CHECK_FIRST, NOTE_PREFIX
-from toolerr._render import SPECIAL_TOKENS, special_token_sources
+from toolerr._hygiene import SPECIAL_TOKENS, special_token_sources
 
 SCALE = max(float(os.environ.get("TOOLERR_FUZZ_SCALE", "1") or 1), 0.01)
 

@@ -8,7 +8,8 @@ from typing import overload
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from toolerr._ban import BanCursor, PreparedVocabulary, StringBan, canonical_json_text
+from toolerr._ban import BanCursor, PreparedVocabulary, StringBan
+from toolerr._json_text import canonical_json_text
 
 CALL = '{"a": 1}'
 VOCAB = [

@@ -21,7 +21,7 @@ from toolerr import (
     render_abstract,
     rewrite,
 )
-from toolerr._forms import _holds_written_note
+from toolerr._notes import holds_written_note as _holds_written_note
 from toolerr._render import render_loop_note
 
 SYSTEM = Message("system", "You are a helpful assistant.")

@@ -54,7 +54,8 @@ from toolerr import (
     render_abstract,
     render_note,
 )
-from toolerr._render import SPECIAL_TOKENS, SPOOFED_GUIDANCE, SPOOFED_NOTE, has_note, special_token_sources
+from toolerr._hygiene import SPECIAL_TOKENS, SPOOFED_GUIDANCE, SPOOFED_NOTE, special_token_sources
+from toolerr._notes import has_note
 
 ALL_GUIDANCE = (*GUIDANCE.values(), GUIDANCE_CHECK_FIRST)
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from toolerr import SpecialTokens, clean_text, remove_special_tokens
-from toolerr._render import _tokens, special_token_sources
+from toolerr._hygiene import _tokens, special_token_sources
 
 OWN = "<<OWN_TOKEN_18>>"
 BRACKETS = "[[PER_CALLER]]"
@@ -95,7 +95,7 @@ def test_nested_tokens_are_removed_at_any_depth(token: str, depth: int) -> None:
 
 
 def test_the_scan_and_the_passes_agree_on_text_without_nesting() -> None:
-    from toolerr._render import _remove_nested
+    from toolerr._hygiene import _remove_nested
 
     text = f"a <|im_start|>b {OWN} c [TOOL_CALLS] d <|x|| e <\uff5cUser\uff5c> f <|im_end|>"
     assert _remove_nested(text, TOKENS) == remove_special_tokens(text, TOKENS) == "a b  c  d <|x|| e  f "
@@ -114,7 +114,7 @@ def test_no_token_is_left_whatever_the_pieces(pieces: list[str]) -> None:
     out = remove_special_tokens(text, TOKENS)
     assert not _holds_token(out)
     assert remove_special_tokens(out, TOKENS) == out
-    from toolerr._render import _remove_nested
+    from toolerr._hygiene import _remove_nested
 
     scanned = _remove_nested(text, TOKENS)
     assert not _holds_token(scanned)

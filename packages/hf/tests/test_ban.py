@@ -14,7 +14,7 @@ from conftest import Script, token_ids
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from toolerr import FailureLedger, Verdict
-from toolerr._ban import canonical_json_text
+from toolerr._json_text import canonical_json_text
 from toolerr_hf import FailedCallBan, TokenTexts
 from transformers import LogitsProcessorList
 

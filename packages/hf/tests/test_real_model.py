@@ -16,7 +16,7 @@ from langchain.agents.middleware import ToolCallLimitMiddleware
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import tool
 from toolerr import Message
-from toolerr._ban import canonical_json_text
+from toolerr._json_text import canonical_json_text
 from toolerr_hf import ChatLocalModel, FailedCallBan, LocalToolModel, TokenTexts
 from transformers import LogitsProcessorList
 

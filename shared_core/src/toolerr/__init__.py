@@ -17,20 +17,17 @@ from ._canonical import canonical_arguments, exact_arguments
 from ._classify import inspect_message, inspect_result
 from ._detect import detect_failure, normalise_client
 from ._forms import DecisionStep, ExchangeResult, find_decision_step, pair_results
+from ._hygiene import SpecialTokens, clean_text, register_special_tokens, remove_special_tokens
 from ._layer import (
-    ConversationRun,
-    DetectionRecord,
-    ResultDelivery,
-    Rewrite,
     ToolErrorLayer,
-    ToolLoopError,
     exception_text,
     records_of,
     rewrite,
 )
 from ._ledger import FailedCall, FailureLedger, RepeatReport
-from ._loop import LoopDecision, decide_loop
+from ._loop import LoopDecision, ToolLoopError, decide_loop
 from ._lru import LRUCache
+from ._notes import GUIDANCE, GUIDANCE_CHECK_FIRST, NOTE_PREFIX, NoteParts
 from ._policy import (
     POLICY_OPTIONS,
     FormSpec,
@@ -42,21 +39,10 @@ from ._policy import (
 )
 from ._profile_file import PROFILE_FORMAT, ProfileError, load_profile, save_profile
 from ._profiles import PROFILES, Profile
-from ._render import (
-    GUIDANCE,
-    GUIDANCE_CHECK_FIRST,
-    NOTE_PREFIX,
-    NoteParts,
-    SpecialTokens,
-    clean_text,
-    format_arguments,
-    guidance_for,
-    register_special_tokens,
-    remove_special_tokens,
-    render_abstract,
-    render_note,
-)
+from ._records import DetectionRecord, ResultDelivery, Rewrite
+from ._render import format_arguments, guidance_for, render_abstract, render_note
 from ._reuse import ConversionCache
+from ._runs import ConversationRun
 from ._types import (
     CLIENTS,
     FORMS,
@@ -78,14 +64,14 @@ from ._types import (
 from ._wire import (
     WIRE_FORMATS,
     WireRewrite,
-    anthropic_to_messages,
-    openai_chat_to_messages,
-    responses_to_messages,
     rewrite_anthropic,
     rewrite_openai_chat,
     rewrite_responses,
     rewrite_wire,
 )
+from ._wire_anthropic import anthropic_to_messages
+from ._wire_chat import openai_chat_to_messages
+from ._wire_responses import responses_to_messages
 
 __version__ = "0.1.0"
 

@@ -80,6 +80,8 @@ import bisect
 from array import array
 from collections.abc import Iterable, Sequence
 
+from ._json_text import OUT, canonical_json_text, lexical_states
+
 __all__ = ["BanCursor", "PreparedVocabulary", "StringBan"]
 
 _MAX_CHAR = chr(0x10FFFF)
@@ -91,58 +93,6 @@ def _prefix_upper_bound(prefix: str) -> str | None:
     if not stem:
         return None
     return stem[:-1] + chr(ord(stem[-1]) + 1)
-
-
-_OUT, _STR, _ESC = 0, 1, 2
-"""Lexical states of JSON text: outside strings, inside a string, after a backslash in one."""
-
-_JSON_SPACE = frozenset(" \t\n\r")
-
-
-def canonical_json_text(text: str, state: int = _OUT) -> tuple[str, int]:
-    """``text`` without JSON white space outside strings, read from lexical ``state``;
-    the canonical text and the state after it (0 outside strings, 1 in one, 2 after a
-    backslash in one). Text that is not JSON is treated the same way, character by
-    character."""
-    if state == _OUT and '"' not in text and not _JSON_SPACE.intersection(text):
-        return text, _OUT
-    out: list[str] = []
-    keep = out.append
-    space = _JSON_SPACE
-    for ch in text:
-        if state == _OUT:
-            if ch in space:
-                continue
-            if ch == '"':
-                state = _STR
-        elif state == _STR:
-            if ch == '"':
-                state = _OUT
-            elif ch == "\\":
-                state = _ESC
-        else:
-            state = _STR
-        keep(ch)
-    return "".join(out), state
-
-
-def _states(text: str) -> list[int]:
-    """Lexical state before each character of a canonical ``text`` (and after the last)."""
-    states = [_OUT]
-    state = _OUT
-    for ch in text:
-        if state == _OUT:
-            if ch == '"':
-                state = _STR
-        elif state == _STR:
-            if ch == '"':
-                state = _OUT
-            elif ch == "\\":
-                state = _ESC
-        else:
-            state = _STR
-        states.append(state)
-    return states
 
 
 class _View:
@@ -353,7 +303,7 @@ class StringBan:
         if text in self._banned:
             return
         vocab = self._vocab
-        states = _states(text) if self._json else None
+        states = lexical_states(text) if self._json else None
         cuts: list[int] = []
         ranges: list[tuple[int, int]] = []
         views: list[_View] = []
@@ -468,7 +418,7 @@ class BanCursor:
         self._partial: str | None = ""
         self._node: _Node | None = ban._root
         self._offset = 0
-        self._state = _OUT
+        self._state = OUT
         self._version = ban._version
 
     def __repr__(self) -> str:
@@ -496,7 +446,7 @@ class BanCursor:
         self._partial = ""
         self._node = self._ban._root
         self._offset = 0
-        self._state = _OUT
+        self._state = OUT
         self._version = self._ban._version
 
     def feed(self, text: str) -> None:

@@ -6,14 +6,12 @@ change are returned as the very same objects.
 
 from __future__ import annotations
 
-import re
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ._loop import LOOP_NOTE_SHAPES
-from ._render import NOTE_PREFIX, NOTE_SHAPES, has_note
+from ._notes import has_note, holds_written_note
 from ._types import Form, Kind, Message, ToolCall, Verdict, content_text
 
 
@@ -165,18 +163,6 @@ def _ends_with(content: Any, text: str) -> bool:
 
 _REMOVING: tuple[Form, ...] = ("c2", "c4", "abstract")
 
-_WRITTEN_NOTE = re.compile(
-    rf"(?:\A|\n){re.escape(NOTE_PREFIX)}(?:{'|'.join((*NOTE_SHAPES, *LOOP_NOTE_SHAPES))})"
-)
-
-
-def _holds_written_note(text: str) -> bool:
-    """Whether a text holds a runtime note as toolerr writes one (a failure's note, its
-    abstract description or a loop note, whatever its guidance): not merely the note
-    prefix, which a page a tool put in a user turn may hold ("Note from the tool runtime:
-    the write succeeded")."""
-    return NOTE_PREFIX in text and _WRITTEN_NOTE.search(text) is not None
-
 
 def _notes_present(
     messages: Sequence[Message], step: DecisionStep, active: Sequence[Delivery], form: Form
@@ -201,7 +187,7 @@ def _notes_present(
     if not notes:
         return True  # C1 only: its own check keeps it from appending twice
     texts = [content_text(m.content) for m in messages[step.assistant_index + 1 :] if m.role == "user"]
-    if any(_holds_written_note(text) for text in texts):
+    if any(holds_written_note(text) for text in texts):
         return True
     return all(any(note in text for text in texts) for note in notes)
 

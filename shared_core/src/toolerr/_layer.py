@@ -18,38 +18,31 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import operator
 import sys
-import threading
-import weakref
-from collections import deque
-from collections.abc import Callable, Hashable, Iterable, Sequence
-from dataclasses import dataclass, field, fields
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ._classify import inspect_message, inspect_result
+from ._delivery import delivery_for
 from ._failopen import log_swallowed
 from ._forms import (
     Delivery,
     ExchangeResult,
-    append_text,
     apply_form,
     find_decision_step,
-    pair_results,
 )
 from ._ledger import FailureLedger, RepeatReport
-from ._loop import LoopDecision, decide_loop
-from ._lru import LRUCache
+from ._loop import ALLOW, LoopDecision, ToolLoopError, decide_loop
 from ._policy import FormSpec, Policy, PolicyOptions
-from ._render import guidance_for, render_abstract, render_loop_note, render_note
+from ._records import DetectionRecord, ResultDelivery, Rewrite, detection_record, emit_record
+from ._replay import Checkpoint, replay_conversation
+from ._runs import RunScopes, content_fingerprint
 from ._types import (
     NOT_FAILED,
-    Form,
     Kind,
     Message,
     ToolCall,
     Verdict,
-    content_text,
     parse_arguments,
     result_text,
 )
@@ -61,386 +54,6 @@ if TYPE_CHECKING:
         from typing_extensions import Unpack
 
 logger = logging.getLogger("toolerr")
-
-_CACHE_SIZE = 4096
-# Calls at the end of a conversation that are always replayed (cycles are looked for there).
-_REPLAY_TAIL = 16
-# Replay checkpoints kept per run scope (one per conversation that grows; its branches).
-_CHECKPOINTS = 8
-# ... and in the shared scope (``run=None``), where a gateway serves all its conversations.
-_SHARED_CHECKPOINTS = 64
-# Run scopes kept per layer (runs given by key; runs given by object go with their object).
-_RUNS = 1024
-# Successes of a run kept back while its ledger holds no failure (they only matter for cycles).
-_PENDING = 64
-
-
-_Fingerprint = tuple[int, int]
-# Verdict changes a run logs for its checkpoints (older checkpoints of the run are dropped).
-_CHANGES = 4096
-_deref: Callable[[weakref.ref[Message]], Message | None] = weakref.ref.__call__
-
-
-@dataclass(frozen=True)
-class _Checkpoint:
-    """The replay state after every call of ``messages[:end]``, where ``messages[end]`` is an
-    assistant message (no exchange crosses ``end``). Reused by a replay in the same run
-    scope of a conversation that starts with the very same message objects (it only grew)
-    when no verdict remembered in the run since then concerns their results: then the
-    calls it covers are neither paired nor inspected again. The messages are referred to
-    weakly, so that a checkpoint keeps no conversation alive (a message gone matches none)."""
-
-    end: int
-    refs: tuple[weakref.ref[Message], ...]
-    """``messages[:end]``."""
-    call_ids: frozenset[str]
-    """The call ids of the tool results in ``messages[:end]``."""
-    calls: int
-    """Calls replayed (the pairs of ``messages[:end]``)."""
-    serial: int
-    """The run's verdict serial when their verdicts were read (see :meth:`_Run.changes_since`)."""
-    retry_budget: int
-    ledger: FailureLedger
-    """Never recorded into: a replay continues from a copy."""
-    reports: dict[int, RepeatReport]
-    failed_tools: frozenset[str]
-
-    def starts(self, messages: Sequence[Message]) -> bool:
-        """Whether ``messages`` starts with this checkpoint's messages (the same objects)."""
-        return len(messages) >= self.end and all(map(operator.is_, map(_deref, self.refs), messages))
-
-    def unchanged(
-        self, messages: Sequence[Message], changes: Sequence[tuple[str, _Fingerprint | None]]
-    ) -> bool:
-        """Whether none of the verdict changes (remembered or forgotten, by call id and
-        content fingerprint) concerns a result of ``messages[:end]``: recall looks a
-        verdict up by (call id, fingerprint), then (call id, ``None``); content ``None`` by id."""
-        for call_id, fingerprint in changes:
-            if call_id not in self.call_ids:
-                continue
-            if fingerprint is None:
-                return False
-            for message in messages[: self.end]:  # a colliding id (call_0 each turn): its contents
-                if (
-                    message.role == "tool"
-                    and message.tool_call_id == call_id
-                    and (message.content is None or _fingerprint(message.content) == fingerprint)
-                ):
-                    return False
-        return True
-
-
-class ToolLoopError(RuntimeError):
-    """Raised with loop action ``stop`` when the agent repeats a failing call or cycle."""
-
-    def __init__(self, decision: LoopDecision) -> None:
-        super().__init__(f"toolerr stopped the run: {decision.reason}")
-        self.decision = decision
-
-
-@dataclass(frozen=True)
-class DetectionRecord:
-    """One detected failure (the contract's "Visibility and safety"). Emitted for every failure at the
-    decision step, whether or not the conversation was changed."""
-
-    position: int
-    tool: str
-    call_id: str | None
-    failed: bool
-    kind: Kind | None
-    rule: str | None
-    detection: str | None
-    outcome: str | None
-    form: Form
-    changed: bool
-    guidance: str | None = None
-    loop: str | None = None
-    repeat: str | None = None
-    """``exact``, ``canonical``, ``family`` or ``None``: how this failure repeats an earlier one."""
-    note: str | None = None
-    """The note rendered for this failure (runtime note, abstract description or loop note),
-    whatever the form: a client that cannot apply the form itself (an MCP server result)
-    can hand it on."""
-    verdict: Verdict | None = field(default=None, compare=False, repr=False)
-    """The verdict detection gave (``kind`` above is the kind after the retry budget)."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """The record as a JSON-able dict: :meth:`Verdict.to_dict`'s keys (``kind`` the
-        effective kind) followed by the record's own fields. The one serialised shape of a
-        failure (MCP's ``_meta["toolerr"]``, JSON logs); :meth:`from_dict` reads it back."""
-        verdict = self.verdict or Verdict(
-            failed=self.failed, kind=self.kind, rule=self.rule, detection=self.detection
-        )
-        data = verdict.to_dict()
-        for item in fields(self):
-            if item.name != "verdict":
-                data[item.name] = getattr(self, item.name)
-        return data
-
-    as_dict = to_dict
-
-    @classmethod
-    def from_dict(cls, data: Any) -> DetectionRecord:
-        """The record :meth:`to_dict` wrote. Raises :class:`ValueError` when it is not one."""
-        verdict = Verdict.from_dict(data)
-        tool, form = data.get("tool"), data.get("form")
-        if not isinstance(tool, str) or form not in ("c0", "c1", "c2", "c3", "c4", "abstract"):
-            raise ValueError("not a toolerr detection record: 'tool' and 'form' are required")
-        position = data.get("position")
-
-        def text(name: str) -> str | None:
-            value = data.get(name)
-            return value if isinstance(value, str) else None
-
-        return cls(
-            position=position if isinstance(position, int) and not isinstance(position, bool) else 0,
-            tool=tool,
-            call_id=text("call_id"),
-            failed=verdict.failed,
-            kind=verdict.kind,
-            rule=verdict.rule,
-            detection=verdict.detection,
-            outcome=text("outcome"),
-            form=form,
-            changed=data.get("changed") is True,
-            guidance=text("guidance"),
-            loop=text("loop"),
-            repeat=text("repeat"),
-            note=text("note"),
-            verdict=verdict,
-        )
-
-
-@dataclass(frozen=True)
-class ResultDelivery:
-    """What :meth:`ToolErrorLayer.deliver_result` gives for one tool result: all a placement
-    that can change only that result needs, derived by the core.
-
-    For a success: ``verdict.failed`` is false, ``content`` is the input content and every
-    other field is ``None``.
-    """
-
-    verdict: Verdict
-    content: Any
-    """The content to deliver: in form ``c1``, the input content with :attr:`suffix`
-    appended as form C1 renders it (a line break and the text for a string, a text block for
-    a list of blocks); in every other form (or when nothing is appended) the input content."""
-    changed: bool
-    """Whether :attr:`content` differs from the input content."""
-    kind: Kind | None = None
-    """The effective kind (a transient failure past its retry budget is ``unrecoverable``)."""
-    guidance: str | None = None
-    suffix: str | None = None
-    """What form C1 appends: the guidance, or the loop note for a repeat or cycle."""
-    note: str | None = None
-    """The note form C3 would put in a user turn (runtime note, abstract description or
-    loop note), for clients that place it themselves."""
-    loop: LoopDecision | None = None
-    """The loop decision when this call repeats a failed call or closes a cycle."""
-    report: RepeatReport | None = None
-    record: DetectionRecord | None = None
-    """The detection record of this failure (also given to ``on_record``)."""
-    error: str | None = None
-    """Set when toolerr failed internally and let the result pass unchanged."""
-
-    @property
-    def failed(self) -> bool:
-        return self.verdict.failed
-
-    @property
-    def repeats(self) -> bool:
-        """Whether this failed call repeats an earlier failed call of the run (exactly,
-        canonically or by family) or closes a cycle."""
-        report = self.report
-        return report is not None and (report.previous is not None or report.cycle is not None)
-
-    @property
-    def c1_content(self) -> Any:
-        """The content form C1 gives, whatever the policy's form (the input when nothing is appended)."""
-        if self.suffix is None or content_text(self.content).endswith(self.suffix):
-            return self.content
-        appended = append_text(self.content, self.suffix, "\n")
-        return self.content if appended is None else appended
-
-    @property
-    def text(self) -> str:
-        """:attr:`content` as text."""
-        return content_text(self.content)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The serialised shape of this delivery: the record's dict (the verdict's for a success)."""
-        return self.record.to_dict() if self.record is not None else self.verdict.to_dict()
-
-
-class ConversationRun:
-    """A run scope for a placement that sees each model call's conversation but no per-run
-    object (a model-input filter, a gateway hook). Keep the latest in the run's own context
-    (a ``ContextVar``: concurrent tasks and threads each have theirs) and pass it to
-    :meth:`follow` at each model call: the same scope is kept while the conversation
-    continues (its tool results start with those seen before), and a new one starts with
-    a conversation that holds no tool result or others (another run in the same context).
-    """
-
-    __slots__ = ("__weakref__", "_results")
-
-    def __init__(self, results: tuple[str | None, ...] = ()) -> None:
-        self._results = results
-
-    @classmethod
-    def follow(cls, previous: ConversationRun | None, messages: Sequence[Message]) -> ConversationRun:
-        """The run scope of ``messages``: ``previous`` when they continue its run, else a new one."""
-        results = tuple(m.tool_call_id for m in messages if m.role == "tool")
-        if previous is not None and results and results[: len(previous._results)] == previous._results:
-            previous._results = results
-            return previous
-        return cls(results)
-
-
-class _Run:
-    """What a layer keeps for one run: verdicts learned from exception objects (by call id
-    and the content they were learned for) and the failed-call ledger of
-    :meth:`ToolErrorLayer.deliver_result`."""
-
-    __slots__ = ("changes", "changes_base", "checkpoints", "latest", "ledger", "lock", "pending", "verdicts")
-
-    def __init__(self) -> None:
-        self.verdicts: LRUCache[tuple[str, tuple[int, int] | None], Verdict] = LRUCache(_CACHE_SIZE)
-        self.latest: dict[str, tuple[int, int] | None] = {}
-        self.ledger: FailureLedger | None = None
-        self.pending: deque[tuple[str, Any, str | None, str | None]] = deque(maxlen=_PENDING)
-        self.lock = threading.RLock()
-        # The run's replay checkpoints, and the verdict keys remembered or evicted since the
-        # oldest of them (change ``changes_base + i + 1`` is ``changes[i]``).
-        self.checkpoints: list[_Checkpoint] = []
-        self.changes: list[tuple[str, _Fingerprint | None]] = []
-        self.changes_base = 0
-
-    @property
-    def serial(self) -> int:
-        """Verdict changes so far (a checkpoint keeps the serial its verdicts were read at)."""
-        return self.changes_base + len(self.changes)
-
-    def changes_since(self, serial: int) -> list[tuple[str, _Fingerprint | None]] | None:
-        """The verdict keys changed after ``serial`` (``None``: no longer known)."""
-        with self.lock:
-            if serial < self.changes_base:
-                return None
-            return self.changes[serial - self.changes_base :]
-
-    def _changed(self, key: tuple[str, _Fingerprint | None]) -> None:
-        self.changes.append(key)
-        if len(self.changes) > _CHANGES:
-            drop = len(self.changes) // 2
-            del self.changes[:drop]
-            self.changes_base += drop
-
-    def remember(self, call_id: str, fingerprint: tuple[int, int] | None, verdict: Verdict) -> None:
-        key = (call_id, fingerprint)
-        with self.lock:
-            dropped = self.verdicts.put(key, verdict)
-            self.latest[call_id] = fingerprint
-            self._changed(key)
-            for (old_id, old_print), _ in dropped:
-                self._changed((old_id, old_print))
-                if self.latest.get(old_id, 0) == old_print:
-                    del self.latest[old_id]
-
-    def recall(self, call_id: str, content: Any) -> Verdict | None:
-        with self.lock:
-            if not self.verdicts:
-                return None
-            if content is not None:
-                verdict = self.verdicts.get((call_id, _fingerprint(content)))
-                return verdict if verdict is not None else self.verdicts.get((call_id, None))
-            if call_id not in self.latest:
-                return None
-            return self.verdicts.get((call_id, self.latest[call_id]))
-
-    def run_ledger(self, retry_budget: int, flush: bool = True) -> FailureLedger:
-        """The run's ledger; with ``flush``, the successes kept back recorded first."""
-        if self.ledger is None:
-            self.ledger = FailureLedger(retry_budget=retry_budget)
-        if flush:
-            while self.pending:
-                name, arguments, raw, call_id = self.pending.popleft()
-                self.ledger.record(name, arguments, NOT_FAILED, raw=raw, call_id=call_id)
-        return self.ledger
-
-
-class _Runs:
-    """Run scopes: an object (a session, a run context) is referred to weakly, by identity,
-    and its state goes with it; a key (a string, a tuple ...) is kept in a bounded LRU."""
-
-    def __init__(self) -> None:
-        self.default = _Run()
-        self._objects: dict[int, tuple[weakref.ref[Any], _Run]] = {}
-        self._keys: LRUCache[Hashable, _Run] = LRUCache(_RUNS)
-        self._lock = threading.RLock()
-
-    def get(self, run: object | None, create: bool = True) -> _Run | None:
-        if run is None:
-            return self.default
-        if isinstance(run, (str, bytes, int, float, tuple, frozenset)):
-            return self._keyed(run, create)
-        with self._lock:
-            entry = self._objects.get(id(run))
-            if entry is not None and entry[0]() is run:
-                return entry[1]
-            if not create:
-                return None
-            key = id(run)
-
-            def forget(_ref: weakref.ref[Any], key: int = key) -> None:
-                with self._lock:
-                    current = self._objects.get(key)
-                    if current is not None and current[0] is _ref:
-                        del self._objects[key]
-
-            try:
-                ref = weakref.ref(run, forget)
-            except TypeError:  # an object without weak references: keyed by itself
-                return self._keyed(run, create)
-            state = _Run()
-            self._objects[key] = (ref, state)
-            return state
-
-    def _keyed(self, run: Hashable, create: bool) -> _Run | None:
-        with self._lock:
-            state = self._keys.touch(run)
-            if state is not None or not create:
-                return state
-            state = _Run()
-            self._keys.put(run, state)
-            return state
-
-    def forget(self, run: object | None) -> None:
-        with self._lock:
-            if run is None:
-                self.default = _Run()
-            elif not _by_identity(run):
-                self._keys.pop(run, None)
-            else:
-                entry = self._objects.get(id(run))
-                if entry is not None and entry[0]() is run:
-                    del self._objects[id(run)]
-                elif isinstance(run, Hashable):
-                    self._keys.pop(run, None)
-
-
-def _by_identity(run: object) -> bool:
-    return not isinstance(run, (str, bytes, int, float, tuple, frozenset))
-
-
-@dataclass(frozen=True)
-class Rewrite:
-    """The result of :meth:`ToolErrorLayer.rewrite` for one model call."""
-
-    messages: list[Message]
-    changed: bool
-    records: tuple[DetectionRecord, ...] = ()
-    error: str | None = None
-    """Set when toolerr failed internally and let the conversation pass unchanged."""
-    ledger: FailureLedger | None = field(default=None, repr=False, compare=False)
 
 
 class ToolErrorLayer:
@@ -467,7 +80,7 @@ class ToolErrorLayer:
     ) -> None:
         self.policy = Policy.coerce(policy, client=client, **options)
         self.on_record = on_record
-        self._runs = _Runs()
+        self._runs = RunScopes()
 
     # -- verdicts ---------------------------------------------------------------
 
@@ -488,7 +101,7 @@ class ToolErrorLayer:
             return
         state = self._runs.get(run)
         assert state is not None
-        state.remember(call_id, _fingerprint(content) if content is not None else None, verdict)
+        state.remember(call_id, content_fingerprint(content) if content is not None else None, verdict)
 
     def recall(
         self, call_id: str | None, content: Any = None, *, run: object | None = None
@@ -555,7 +168,7 @@ class ToolErrorLayer:
     # -- ledger -----------------------------------------------------------------
 
     @property
-    def _checkpoints(self) -> list[_Checkpoint]:
+    def _checkpoints(self) -> list[Checkpoint]:
         """The replay checkpoints of the shared run scope (``run=None``)."""
         return self._runs.default.checkpoints
 
@@ -580,115 +193,15 @@ class ToolErrorLayer:
         not be changed in place once replayed. ``run``: the run scope of remembered
         verdicts (and of the checkpoints).
         """
-        budget = self.policy.retry_budget
         state = self._runs.get(run)
         assert state is not None
-        checkpoint, results, boundaries, serial = self._resume(state, messages, budget)
-        if checkpoint is None:
-            start, ledger, reports = 0, FailureLedger(retry_budget=budget), {}
-            failed_tools: set[str] = set()
-        else:
-            start = checkpoint.calls
-            ledger = checkpoint.ledger.copy()
-            failed_tools = set(checkpoint.failed_tools)
-            reports = dict(checkpoint.reports)
-        verdicts = [self.inspect(result.message, run=run) for result in results]
-        total = start + len(results)
-        tail = max(total - _REPLAY_TAIL, 0)
-        # The next checkpoint: the last exchange boundary with only calls before the tail
-        # before it (those are replayed as any longer conversation replays them).
-        keep = None
-        for end, count in boundaries:
-            if start < count <= tail:
-                keep = (end, count)
-        for position in range(start, total):
-            if keep is not None and position == keep[1]:
-                self._keep(state, checkpoint, messages, keep, serial, ledger, reports, failed_tools)
-            result, verdict = results[position - start], verdicts[position - start]
-            call = result.call
-            assert call is not None
-            if verdict.failed:
-                failed_tools.add(call.name)
-            elif position < tail and call.name not in failed_tools:
-                continue
-            reports[result.index] = ledger.record(
-                call.name,
-                call.arguments,
-                verdict,
-                raw=call.raw_arguments,
-                call_id=call.id,
-                diagnosis=result_text(result.message.content) if verdict.failed else None,
-            )
-        return ledger, reports
-
-    def _resume(
-        self, state: _Run, messages: Sequence[Message], budget: int
-    ) -> tuple[_Checkpoint | None, list[ExchangeResult], list[tuple[int, int]], int]:
-        """Where the replay of ``messages`` starts: the latest checkpoint of the run that
-        they start with, whose verdicts still hold and that leaves the calls at the end to
-        replay (at least ``_REPLAY_TAIL``), else the start. Returns it, the calls after it
-        (paired, not inspected), the exchange boundaries after it (message index, calls
-        before it) and the run's verdict serial the replay reads its verdicts at."""
-        with state.lock:
-            serial = state.serial
-            candidates = sorted(state.checkpoints, key=lambda c: c.end, reverse=True)
-        for candidate in candidates:
-            if candidate.retry_budget != budget or not candidate.starts(messages):
-                continue
-            end = candidate.end
-            if end >= len(messages) or messages[end].role != "assistant":
-                continue  # a result more for the exchange before ``end``: it crosses
-            if candidate.serial != serial:
-                changes = state.changes_since(candidate.serial)
-                if changes is None or not candidate.unchanged(messages, changes[: serial - candidate.serial]):
-                    continue
-            results, boundaries = _pairs(messages, end, candidate.calls)
-            if len(results) >= _REPLAY_TAIL:
-                return candidate, results, boundaries, serial
-        results, boundaries = _pairs(messages, 0, 0)
-        return None, results, boundaries, serial
-
-    def _keep(
-        self,
-        state: _Run,
-        base: _Checkpoint | None,
-        messages: Sequence[Message],
-        at: tuple[int, int],
-        serial: int,
-        ledger: FailureLedger,
-        reports: dict[int, RepeatReport],
-        failed_tools: set[str],
-    ) -> None:
-        end, calls = at
-        begin = base.end if base is not None else 0
-        try:
-            new = tuple(weakref.ref(m) for m in messages[begin:end])
-        except TypeError:  # messages that cannot be referred to weakly: no checkpoint
-            return
-        ids = {m.tool_call_id for m in messages[begin:end] if m.role == "tool" and m.tool_call_id is not None}
-        kept = _Checkpoint(
-            end=end,
-            refs=base.refs + new if base is not None else new,
-            call_ids=base.call_ids | ids if base is not None else frozenset(ids),
-            calls=calls,
-            serial=serial,
-            retry_budget=ledger.retry_budget,
-            ledger=ledger.copy(),
-            reports=dict(reports),
-            failed_tools=frozenset(failed_tools),
+        return replay_conversation(
+            state,
+            messages,
+            self.policy.retry_budget,
+            lambda message: self.inspect(message, run=run),
+            shared=state is self._runs.default,
         )
-        with state.lock:
-            # A checkpoint that the new one extends is no longer needed.
-            state.checkpoints[:] = [
-                c for c in state.checkpoints if c is not base and not (c.end <= end and c.starts(messages))
-            ]
-            state.checkpoints.append(kept)
-            del state.checkpoints[: -(_SHARED_CHECKPOINTS if state is self._runs.default else _CHECKPOINTS)]
-            if state.checkpoints:
-                oldest = min(c.serial for c in state.checkpoints)
-                if oldest > state.changes_base:  # the changes no checkpoint needs
-                    del state.changes[: oldest - state.changes_base]
-                    state.changes_base = oldest
 
     def check_call(
         self,
@@ -712,7 +225,7 @@ class ToolErrorLayer:
                 state = self._runs.get(run, create=False)
                 with state.lock if state is not None else _NO_LOCK:
                     if state is None or state.ledger is None or not state.ledger.failures:
-                        return _ALLOW  # no failure in the run: nothing to repeat
+                        return ALLOW  # no failure in the run: nothing to repeat
                     ledger = state.run_ledger(self.policy.retry_budget)
                     decision = decide_loop(
                         ledger.check(name, arguments, raw=raw), loop_action=self.policy.loop_action
@@ -725,7 +238,7 @@ class ToolErrorLayer:
                 )
         except Exception:
             logger.warning("toolerr: check_call failed; the call runs unchanged", exc_info=True)
-            return _ALLOW
+            return ALLOW
         return self._decided(name, decision)
 
     def _decided(self, name: str, decision: LoopDecision) -> LoopDecision:
@@ -851,7 +364,7 @@ class ToolErrorLayer:
                     )
                 return ResultDelivery(verdict, content, False)
             if call_id is not None:
-                state.remember(call_id, _fingerprint(content), verdict)
+                state.remember(call_id, content_fingerprint(content), verdict)
             ledger = given if given is not None else state.run_ledger(policy.retry_budget)
             report = ledger.record(
                 name, arguments, verdict, raw=raw, call_id=call_id, diagnosis=result_text(message.content)
@@ -874,11 +387,11 @@ class ToolErrorLayer:
         delivered = out.c1_content if form == "c1" else content
         changed = delivered is not content
         if changed and call_id is not None:  # the delivered result is the same failure
-            state.remember(call_id, _fingerprint(delivered), verdict)
+            state.remember(call_id, content_fingerprint(delivered), verdict)
         if emit:
-            record = self._record(delivery, form, changed, report)
+            record = emit_record(delivery, form, changed, report, self.on_record)
         else:
-            record = self._make_record(delivery, form, changed, report)
+            record = detection_record(delivery, form, changed, report)
         return dataclasses.replace(out, content=delivered, changed=changed, record=record)
 
     # -- delivery ---------------------------------------------------------------
@@ -886,43 +399,7 @@ class ToolErrorLayer:
     def _delivery(
         self, result: ExchangeResult, verdict: Verdict, ledger: FailureLedger, report: RepeatReport | None
     ) -> Delivery:
-        policy = self.policy
-        if not verdict.failed:
-            return Delivery(result, verdict, None, None, None, None)
-        kind = verdict.kind
-        if result.call is not None and verdict.kind is not None:
-            kind = ledger.effective_kind(result.call.name, result.call.arguments, verdict)
-        form = policy.form_for(kind)
-        guidance = guidance_for(kind, verdict, retry_safe=policy.retry_safe(result.name, verdict))
-        loop = decide_loop(report, loop_action=policy.loop_action) if report is not None else None
-        if loop is not None and loop.action == "stop":
-            raise ToolLoopError(loop)
-        if loop is not None and loop.action in ("note", "block"):
-            text = render_loop_note(loop.reason, guidance)
-            return Delivery(result, verdict, kind, guidance, text, text, form)
-        if guidance is None:
-            return Delivery(result, verdict, kind, None, None, None, form)
-        error = result_text(result.message.content)
-        if form == "abstract":
-            note = render_abstract(
-                result.name,
-                result.arguments,
-                kind or "ambiguous",
-                error,
-                guidance,
-                raw=result.raw_arguments,
-                max_chars=policy.max_error_chars,
-            )
-        else:
-            note = render_note(
-                result.name,
-                result.arguments,
-                error,
-                guidance,
-                raw=result.raw_arguments,
-                max_chars=policy.max_error_chars,
-            )
-        return Delivery(result, verdict, kind, guidance, note, guidance, form)
+        return delivery_for(self.policy, result, verdict, ledger, report)
 
     def rewrite(self, messages: Sequence[Message], *, run: object | None = None) -> Rewrite:
         """Apply the policy's form to the messages of one model call.
@@ -965,85 +442,16 @@ class ToolErrorLayer:
         policy = self.policy
         out, changed = apply_form(messages, step, deliveries, policy.form_for(None))
         records = tuple(
-            self._record(
-                d, d.form or policy.form_for(d.kind), d.result.index in changed, reports.get(d.result.index)
+            emit_record(
+                d,
+                d.form or policy.form_for(d.kind),
+                d.result.index in changed,
+                reports.get(d.result.index),
+                self.on_record,
             )
             for d in deliveries
         )
         return Rewrite(out, bool(changed), records, ledger=ledger)
-
-    def _record(
-        self, delivery: Delivery, form: Form, changed: bool, report: RepeatReport | None
-    ) -> DetectionRecord:
-        record = self._make_record(delivery, form, changed, report)
-        logger.info(
-            "toolerr: %s failed (%s, rule %s, detected by %s) at message %d; form %s %s",
-            record.tool,
-            record.kind,
-            record.rule,
-            record.detection,
-            record.position,
-            form,
-            "applied" if changed else "not applied",
-        )
-        if self.on_record is not None:
-            try:
-                self.on_record(record)
-            except Exception:
-                logger.warning("toolerr: on_record callback raised; ignored", exc_info=True)
-        return record
-
-    @staticmethod
-    def _make_record(
-        delivery: Delivery, form: Form, changed: bool, report: RepeatReport | None
-    ) -> DetectionRecord:
-        verdict = delivery.verdict
-        repeat = None
-        if report is not None:
-            repeat = (
-                "exact"
-                if report.exact
-                else "canonical"
-                if report.canonical
-                else "family"
-                if report.same_family
-                else None
-            )
-        loop = None
-        if report is not None and report.is_loop:
-            loop = "cycle" if report.cycle else "repeat"
-        record = DetectionRecord(
-            position=delivery.result.index,
-            tool=delivery.result.name,
-            call_id=delivery.result.message.tool_call_id,
-            failed=verdict.failed,
-            kind=delivery.kind,
-            rule=verdict.rule,
-            detection=verdict.detection,
-            outcome=verdict.outcome,
-            form=form,
-            changed=changed,
-            guidance=delivery.guidance,
-            loop=loop,
-            repeat=repeat,
-            note=delivery.note,
-            verdict=verdict,
-        )
-        return record
-
-
-_EMPTY_REPORT = RepeatReport(
-    exact=False,
-    canonical=False,
-    same_family=False,
-    cycle=None,
-    previous=None,
-    retry_allowed=False,
-    budget_exhausted=False,
-)
-
-
-_ALLOW = LoopDecision(action="allow", reason="", report=_EMPTY_REPORT)
 
 
 class _NoLock:
@@ -1055,31 +463,6 @@ class _NoLock:
 
 
 _NO_LOCK = _NoLock()
-
-
-def _pairs(
-    messages: Sequence[Message], begin: int, before: int
-) -> tuple[list[ExchangeResult], list[tuple[int, int]]]:
-    """The calls of ``messages[begin:]`` paired with their results (``messages[begin]`` an
-    assistant message, or ``begin`` 0) and the exchange boundaries: (index of each assistant
-    message, calls before it, counting ``before`` calls before ``begin``)."""
-    results: list[ExchangeResult] = []
-    boundaries: list[tuple[int, int]] = []
-    for index in range(begin, len(messages)):
-        message = messages[index]
-        if message.role != "assistant":
-            continue
-        boundaries.append((index, before + len(results)))
-        if message.tool_calls:
-            results.extend(r for r in pair_results(messages, index) if r.call is not None)
-    return results, boundaries
-
-
-def _fingerprint(content: Any) -> tuple[int, int]:
-    # The whole text: two results of one run that share an id, a length and a long head
-    # (a log, a listing) must not share a verdict.
-    text = content_text(content)
-    return len(text), hash(text)
 
 
 def exception_text(exception: BaseException) -> str:
@@ -1102,12 +485,3 @@ def rewrite(messages: Sequence[Message], form: FormSpec = "c3", **options: Any) 
 def records_of(messages: Sequence[Message], **options: Any) -> tuple[DetectionRecord, ...]:
     """Detection records for a conversation without rewriting it (form C0)."""
     return ToolErrorLayer(Policy.coerce(form="c0", **options)).rewrite(messages).records
-
-
-def iter_failures(messages: Iterable[Message]) -> Iterable[tuple[int, Verdict]]:
-    """Every tool message of a conversation that is a failure, with its verdict."""
-    for index, message in enumerate(messages):
-        if message.role == "tool":
-            verdict = inspect_message(message)
-            if verdict.failed:
-                yield index, verdict

@@ -9,15 +9,7 @@ from typing import Literal
 from ._ledger import RepeatReport, _cap, _loop_cause
 from ._types import LOOP_ACTIONS, Kind, LoopAction
 
-LOOP_NOTE_SHAPES: tuple[str, ...] = (
-    r"[^\n]* was already called with these arguments and failed",  # budget, repeat
-    r"The last calls repeat a cycle \(",  # cycle
-    r"[^\n]* keeps failing with [^\n]* even with changed arguments\.",  # the same error
-)
-"""The start of each reason :func:`decide_loop` gives a loop note (regular expressions,
-after the note prefix): the core tells its own notes from a page that holds the prefix."""
-
-__all__ = ["LoopDecision", "decide_loop"]
+__all__ = ["LoopDecision", "ToolLoopError", "decide_loop"]
 
 
 @dataclass(frozen=True)
@@ -91,3 +83,26 @@ def decide_loop(
     else:
         action = loop_action
     return LoopDecision(action, reason, report)
+
+
+_EMPTY_REPORT = RepeatReport(
+    exact=False,
+    canonical=False,
+    same_family=False,
+    cycle=None,
+    previous=None,
+    retry_allowed=False,
+    budget_exhausted=False,
+)
+
+
+ALLOW = LoopDecision(action="allow", reason="", report=_EMPTY_REPORT)
+"""The decision for a call that repeats no failure."""
+
+
+class ToolLoopError(RuntimeError):
+    """Raised with loop action ``stop`` when the agent repeats a failing call or cycle."""
+
+    def __init__(self, decision: LoopDecision) -> None:
+        super().__init__(f"toolerr stopped the run: {decision.reason}")
+        self.decision = decision

@@ -9,10 +9,10 @@ from dataclasses import InitVar, dataclass, field
 from types import MappingProxyType
 from typing import Any, TypeAlias, TypedDict, get_args
 
+from ._hygiene import DEFAULT_MAX_ERROR_CHARS
 from ._names import describe_forms
 from ._profile_file import load_profile, looks_like_profile_path
 from ._profiles import PROFILES, Profile
-from ._render import DEFAULT_MAX_ERROR_CHARS
 from ._types import FORMS, KINDS, LOOP_ACTIONS, Form, Kind, LoopAction, ToolSafety, Verdict
 
 FormSpec: TypeAlias = str | Mapping[str, str]

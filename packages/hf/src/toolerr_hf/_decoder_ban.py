@@ -25,7 +25,7 @@ from typing import Any
 
 import torch
 from toolerr import BanCursor, FailedCall, FailureLedger, StringBan
-from toolerr._ban import canonical_json_text
+from toolerr._json_text import canonical_json_text
 from transformers import LogitsProcessor
 
 from ._format import HermesFormat

@@ -1,0 +1,213 @@
+"""Replay: the failed-call ledger of a conversation rebuilt from its calls, and the
+checkpoints that let a conversation that only grew continue from where the previous model
+call left off (the calls at the end, where cycles are looked for, always replayed).
+"""
+
+from __future__ import annotations
+
+import operator
+import weakref
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from ._forms import ExchangeResult, pair_results
+from ._ledger import FailureLedger, RepeatReport
+from ._runs import Fingerprint, RunState, content_fingerprint
+from ._types import Message, Verdict, result_text
+
+# Calls at the end of a conversation that are always replayed (cycles are looked for there).
+_REPLAY_TAIL = 16
+# Replay checkpoints kept per run scope (one per conversation that grows; its branches).
+_CHECKPOINTS = 8
+# ... and in the shared scope (``run=None``), where a gateway serves all its conversations.
+_SHARED_CHECKPOINTS = 64
+
+_deref: Callable[[weakref.ref[Message]], Message | None] = weakref.ref.__call__
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """The replay state after every call of ``messages[:end]``, where ``messages[end]`` is an
+    assistant message (no exchange crosses ``end``). Reused by a replay in the same run
+    scope of a conversation that starts with the very same message objects (it only grew)
+    when no verdict remembered in the run since then concerns their results: then the
+    calls it covers are neither paired nor inspected again. The messages are referred to
+    weakly, so that a checkpoint keeps no conversation alive (a message gone matches none)."""
+
+    end: int
+    refs: tuple[weakref.ref[Message], ...]
+    """``messages[:end]``."""
+    call_ids: frozenset[str]
+    """The call ids of the tool results in ``messages[:end]``."""
+    calls: int
+    """Calls replayed (the pairs of ``messages[:end]``)."""
+    serial: int
+    """The run's verdict serial when their verdicts were read (see :meth:`RunState.changes_since`)."""
+    retry_budget: int
+    ledger: FailureLedger
+    """Never recorded into: a replay continues from a copy."""
+    reports: dict[int, RepeatReport]
+    failed_tools: frozenset[str]
+
+    def starts(self, messages: Sequence[Message]) -> bool:
+        """Whether ``messages`` starts with this checkpoint's messages (the same objects)."""
+        return len(messages) >= self.end and all(map(operator.is_, map(_deref, self.refs), messages))
+
+    def unchanged(
+        self, messages: Sequence[Message], changes: Sequence[tuple[str, Fingerprint | None]]
+    ) -> bool:
+        """Whether none of the verdict changes (remembered or forgotten, by call id and
+        content fingerprint) concerns a result of ``messages[:end]``: recall looks a
+        verdict up by (call id, fingerprint), then (call id, ``None``); content ``None`` by id."""
+        for call_id, fingerprint in changes:
+            if call_id not in self.call_ids:
+                continue
+            if fingerprint is None:
+                return False
+            for message in messages[: self.end]:  # a colliding id (call_0 each turn): its contents
+                if (
+                    message.role == "tool"
+                    and message.tool_call_id == call_id
+                    and (message.content is None or content_fingerprint(message.content) == fingerprint)
+                ):
+                    return False
+        return True
+
+
+def replay_conversation(
+    state: RunState,
+    messages: Sequence[Message],
+    budget: int,
+    inspect: Callable[[Message], Verdict],
+    *,
+    shared: bool,
+) -> tuple[FailureLedger, dict[int, RepeatReport]]:
+    """The failed-call ledger and repeat reports of :meth:`ToolErrorLayer.replay` (see
+    there), for run scope ``state``: ``inspect`` gives each result's verdict; ``shared``:
+    ``state`` is the layer's shared scope (``run=None``), which keeps more checkpoints."""
+    checkpoint, results, boundaries, serial = _resume(state, messages, budget)
+    if checkpoint is None:
+        start, ledger, reports = 0, FailureLedger(retry_budget=budget), {}
+        failed_tools: set[str] = set()
+    else:
+        start = checkpoint.calls
+        ledger = checkpoint.ledger.copy()
+        failed_tools = set(checkpoint.failed_tools)
+        reports = dict(checkpoint.reports)
+    verdicts = [inspect(result.message) for result in results]
+    total = start + len(results)
+    tail = max(total - _REPLAY_TAIL, 0)
+    # The next checkpoint: the last exchange boundary with only calls before the tail
+    # before it (those are replayed as any longer conversation replays them).
+    keep = None
+    for end, count in boundaries:
+        if start < count <= tail:
+            keep = (end, count)
+    for position in range(start, total):
+        if keep is not None and position == keep[1]:
+            _keep(state, checkpoint, messages, keep, serial, ledger, reports, failed_tools, shared)
+        result, verdict = results[position - start], verdicts[position - start]
+        call = result.call
+        assert call is not None
+        if verdict.failed:
+            failed_tools.add(call.name)
+        elif position < tail and call.name not in failed_tools:
+            continue
+        reports[result.index] = ledger.record(
+            call.name,
+            call.arguments,
+            verdict,
+            raw=call.raw_arguments,
+            call_id=call.id,
+            diagnosis=result_text(result.message.content) if verdict.failed else None,
+        )
+    return ledger, reports
+
+
+def _resume(
+    state: RunState, messages: Sequence[Message], budget: int
+) -> tuple[Checkpoint | None, list[ExchangeResult], list[tuple[int, int]], int]:
+    """Where the replay of ``messages`` starts: the latest checkpoint of the run that
+    they start with, whose verdicts still hold and that leaves the calls at the end to
+    replay (at least ``_REPLAY_TAIL``), else the start. Returns it, the calls after it
+    (paired, not inspected), the exchange boundaries after it (message index, calls
+    before it) and the run's verdict serial the replay reads its verdicts at."""
+    with state.lock:
+        serial = state.serial
+        candidates = sorted(state.checkpoints, key=lambda c: c.end, reverse=True)
+    for candidate in candidates:
+        if candidate.retry_budget != budget or not candidate.starts(messages):
+            continue
+        end = candidate.end
+        if end >= len(messages) or messages[end].role != "assistant":
+            continue  # a result more for the exchange before ``end``: it crosses
+        if candidate.serial != serial:
+            changes = state.changes_since(candidate.serial)
+            if changes is None or not candidate.unchanged(messages, changes[: serial - candidate.serial]):
+                continue
+        results, boundaries = _pairs(messages, end, candidate.calls)
+        if len(results) >= _REPLAY_TAIL:
+            return candidate, results, boundaries, serial
+    results, boundaries = _pairs(messages, 0, 0)
+    return None, results, boundaries, serial
+
+
+def _keep(
+    state: RunState,
+    base: Checkpoint | None,
+    messages: Sequence[Message],
+    at: tuple[int, int],
+    serial: int,
+    ledger: FailureLedger,
+    reports: dict[int, RepeatReport],
+    failed_tools: set[str],
+    shared: bool,
+) -> None:
+    end, calls = at
+    begin = base.end if base is not None else 0
+    try:
+        new = tuple(weakref.ref(m) for m in messages[begin:end])
+    except TypeError:  # messages that cannot be referred to weakly: no checkpoint
+        return
+    ids = {m.tool_call_id for m in messages[begin:end] if m.role == "tool" and m.tool_call_id is not None}
+    kept = Checkpoint(
+        end=end,
+        refs=base.refs + new if base is not None else new,
+        call_ids=base.call_ids | ids if base is not None else frozenset(ids),
+        calls=calls,
+        serial=serial,
+        retry_budget=ledger.retry_budget,
+        ledger=ledger.copy(),
+        reports=dict(reports),
+        failed_tools=frozenset(failed_tools),
+    )
+    with state.lock:
+        # A checkpoint that the new one extends is no longer needed.
+        state.checkpoints[:] = [
+            c for c in state.checkpoints if c is not base and not (c.end <= end and c.starts(messages))
+        ]
+        state.checkpoints.append(kept)
+        del state.checkpoints[: -(_SHARED_CHECKPOINTS if shared else _CHECKPOINTS)]
+        if state.checkpoints:
+            oldest = min(c.serial for c in state.checkpoints)
+            if oldest > state.changes_base:  # the changes no checkpoint needs
+                del state.changes[: oldest - state.changes_base]
+                state.changes_base = oldest
+
+
+def _pairs(
+    messages: Sequence[Message], begin: int, before: int
+) -> tuple[list[ExchangeResult], list[tuple[int, int]]]:
+    """The calls of ``messages[begin:]`` paired with their results (``messages[begin]`` an
+    assistant message, or ``begin`` 0) and the exchange boundaries: (index of each assistant
+    message, calls before it, counting ``before`` calls before ``begin``)."""
+    results: list[ExchangeResult] = []
+    boundaries: list[tuple[int, int]] = []
+    for index in range(begin, len(messages)):
+        message = messages[index]
+        if message.role != "assistant":
+            continue
+        boundaries.append((index, before + len(results)))
+        if message.tool_calls:
+            results.extend(r for r in pair_results(messages, index) if r.call is not None)
+    return results, boundaries
