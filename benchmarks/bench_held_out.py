@@ -93,7 +93,9 @@ def main() -> None:
         by_group[group_of(module_of[r.case.id])].append(r)
     for group in sorted(by_group):
         t = evaluate.tally(by_group[group])
-        cells = [f"{t[(p, '*')].pct('correct'):.1f}% / {t[(p, '*')].pct('wrong'):.1f}%" for p in evaluate.PATHS]
+        cells = [
+            f"{t[(p, '*')].pct('correct'):.1f}% / {t[(p, '*')].pct('wrong'):.1f}%" for p in evaluate.PATHS
+        ]
         print(f"| {group} | {t[('exception', '*')].n} | " + " | ".join(cells) + " |")
     print("\n| split | cases | " + " | ".join(f"{p} correct / wrong" for p in evaluate.PATHS) + " |")
     print("|---|---|" + "---|" * len(evaluate.PATHS))
@@ -102,7 +104,9 @@ def main() -> None:
         by_split["test (held out)" if held_out(module_of[r.case.id]) else "dev"].append(r)
     for split in sorted(by_split):
         t = evaluate.tally(by_split[split])
-        cells = [f"{t[(p, '*')].pct('correct'):.1f}% / {t[(p, '*')].pct('wrong'):.1f}%" for p in evaluate.PATHS]
+        cells = [
+            f"{t[(p, '*')].pct('correct'):.1f}% / {t[(p, '*')].pct('wrong'):.1f}%" for p in evaluate.PATHS
+        ]
         print(f"| {split} | {t[('exception', '*')].n} | " + " | ".join(cells) + " |")
     misses = evaluate.misses(rs, ("exception", "framework", "flagged"))
     print("\nMisses (exception, framework, flagged paths):\n")

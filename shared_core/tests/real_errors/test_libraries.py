@@ -27,7 +27,10 @@ def test_module_regenerates_as_committed(name: str) -> None:
         assert (c.outcome is not None) == (c.kind == "transient"), c.id
     fresh = {c.id: libraries.record(c) for c in cases}
     committed = libraries.committed(name)
-    assert set(fresh) == set(committed), (sorted(set(committed) - set(fresh)), sorted(set(fresh) - set(committed)))
+    assert set(fresh) == set(committed), (
+        sorted(set(committed) - set(fresh)),
+        sorted(set(fresh) - set(committed)),
+    )
     changed = [i for i in fresh if fresh[i] != committed[i]]
     assert not changed, "\n".join(f"{i}:\n  now {fresh[i]}\n  was {committed[i]}" for i in changed[:5])
 
