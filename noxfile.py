@@ -152,6 +152,7 @@ def real_errors(session: nox.Session) -> None:
         "-p",
         "no:cacheprovider",
         "--allow-hosts=127.0.0.1",
+        "--allow-unix-socket",  # docker's client on a daemon socket that does not exist
         # the corpus keeps the raised exceptions, their responses and sockets with them
         "-p",
         "no:unraisableexception",

@@ -762,7 +762,10 @@ def _named(det: Detection, facts: ExceptionFacts | None, ev: _Evidence) -> _Hit 
             names.extend(link.codes)
         names.extend(link.qualname for link in facts.links if link.rule is None)
     view = det.view if det.view is not None else det.window
-    names.extend(m.group(1) for m in _QUOTED_CODE.finditer(view, 0, 4096))
+    if ("rror" in view or "code" in view or "reason" in view or "type" in view) and (
+        "'" in view or '"' in view
+    ):
+        names.extend(m.group(1) for m in _QUOTED_CODE.finditer(view, 0, 4096))
     names.extend(f[4:] for f in ev.families if f.startswith("aws."))
     if ev.exception_name is not None:
         names.append(ev.exception_name)

@@ -110,8 +110,34 @@ def _literal_prefix(pattern: str) -> str:
 
 
 def _first_literal(pattern: str) -> str | None:
-    """The first character a template can start with, when it is a plain letter."""
+    """The first character a shell format can start with, when it is a plain letter."""
     return pattern[0] if pattern and (pattern[0].isalnum() or pattern[0] in "'\"<") else None
+
+
+def _first_chars(pattern: str) -> set[str] | None:
+    """The characters a template can start with (a plain letter, an escaped punctuation mark,
+    or either side of a leading optional group); None when that cannot be told."""
+    if not pattern:
+        return None
+    if pattern[0].isalnum() or pattern[0] in "'\"<":
+        return {pattern[0]}
+    if pattern[0] == "\\" and len(pattern) > 1 and pattern[1] in "{[(.*+?|$^":
+        return {pattern[1]}
+    if pattern.startswith("(?:"):
+        depth = 0
+        for i, ch in enumerate(pattern):
+            if ch == "\\":
+                continue
+            if ch == "(" and (i == 0 or pattern[i - 1] != "\\"):
+                depth += 1
+            elif ch == ")" and pattern[i - 1] != "\\":
+                depth -= 1
+                if depth == 0:
+                    if pattern[i + 1 : i + 2] != "?" or "|" in pattern[3:i]:
+                        return None
+                    inner, rest = _first_chars(pattern[3:i]), _first_chars(pattern[i + 2 :])
+                    return inner | rest if inner is not None and rest is not None else None
+    return None
 
 
 _ALL_CLIENTS: tuple[str, ...] = R.FRAMEWORK_CLIENTS + R.CODING_AGENTS
@@ -123,11 +149,12 @@ for _client in _ALL_CLIENTS:
         if "*" not in _tpl.clients and _client not in _tpl.clients:
             continue
         compiled = _CompiledTemplate(_tpl)
-        first = _first_literal(_tpl.start)
-        if first is None:
+        firsts = _first_chars(_tpl.start)
+        if firsts is None:
             anywhere.append(compiled)
         else:
-            by_char.setdefault(first, []).append(compiled)
+            for first in sorted(firsts):
+                by_char.setdefault(first, []).append(compiled)
     _TEMPLATES[_client] = (by_char, anywhere)
 
 
