@@ -108,6 +108,12 @@ def main() -> None:
             f"{t[(p, '*')].pct('correct'):.1f}% / {t[(p, '*')].pct('wrong'):.1f}%" for p in evaluate.PATHS
         ]
         print(f"| {split} | {t[('exception', '*')].n} | " + " | ".join(cells) + " |")
+    bare = [r for r in rs if r.path == "unflagged"]
+    found = sum(r.verdict.failed for r in bare)
+    print(
+        f"\nDetection from the bare exception string, no flag (unflagged): {found} of {len(bare)} "
+        f"({100.0 * found / len(bare):.1f}%)"
+    )
     misses = evaluate.misses(rs, ("exception", "framework", "flagged"))
     print("\nMisses (exception, framework, flagged paths):\n")
     print("| case | path | label | got | rule | text |")

@@ -12,7 +12,6 @@ from __future__ import annotations
 import errno as _errno
 import json
 import logging
-import re
 import select
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from typing import Any
 
 from . import _rules as R
 from ._failopen import log_swallowed
+from ._protocol_codes import protocol_codes
 
 _BY_NAME: dict[str, tuple[R.ExceptionRule, ...]] = {}
 for _rule in R.EXCEPTIONS:
@@ -340,60 +340,6 @@ def _rate_limited(headers: Any) -> bool:
     return False
 
 
-_ENHANCED = re.compile(rb"^\s*([245])\.(\d{1,3})\.(\d{1,3})\b")
-
-
-def _reply(link: Link, code: Any, text: Any) -> None:
-    """An SMTP or FTP reply: its RFC 3463 enhanced code where the text starts with one, else
-    its reply code."""
-    if isinstance(text, str):
-        text = text.encode("utf-8", "replace")
-    if isinstance(text, bytes):
-        m = _ENHANCED.match(text[:64])
-        if m is not None:
-            klass, subject, detail = (g.decode() for g in m.groups())
-            for key in (f"{klass}.{subject}.{detail}", f"{klass}.{subject}", klass):
-                rule = R.ENHANCED_CODES.get(key)
-                if rule is not None:
-                    link.protocol.append((rule, f"smtp:{klass}.{subject}.{detail}"))
-                    return
-    if isinstance(code, int) and not isinstance(code, bool):
-        rule = R.REPLY_CODES.get(code)
-        if rule is not None:
-            link.protocol.append((rule, f"reply:{code}"))
-
-
-def _protocol_codes(exc: BaseException, link: Link, display: str) -> None:
-    """Codes of protocols other than HTTP: SMTP and FTP replies, WebSocket close codes."""
-    if display.startswith("smtplib."):
-        code = safe_getattr(exc, "smtp_code")
-        if code is not None:
-            _reply(link, code, safe_getattr(exc, "smtp_error"))
-            return
-        recipients = safe_getattr(exc, "recipients")  # SMTPRecipientsRefused: {addr: (code, msg)}
-        if isinstance(recipients, Mapping):
-            replies = [v for v in list(recipients.values())[:16] if isinstance(v, tuple) and len(v) == 2]
-            # a permanent refusal of any recipient decides before a temporary one
-            replies.sort(key=lambda v: 0 if isinstance(v[0], int) and v[0] >= 500 else 1)
-            if replies:
-                _reply(link, replies[0][0], replies[0][1])
-        return
-    if display.startswith("ftplib."):
-        args = safe_getattr(exc, "args")
-        first = args[0] if isinstance(args, tuple) and args else None
-        if isinstance(first, str) and len(first) >= 3 and first[:3].isdigit():
-            _reply(link, int(first[:3]), first[4:])
-        return
-    if display.startswith("websockets."):
-        for holder in (safe_getattr(exc, "rcvd"), safe_getattr(exc, "sent")):
-            code = safe_getattr(holder, "code") if holder is not None else None
-            if isinstance(code, int) and not isinstance(code, bool):
-                rule = R.WEBSOCKET_CLOSE.get(code)
-                if rule is not None:
-                    link.protocol.append((rule, f"websocket:{code}"))
-                return
-
-
 def _read_link(exc: BaseException, facts: ExceptionFacts) -> Link:
     _, qualname, display = class_name(type(exc))
     link = Link(name=display, qualname=qualname)
@@ -497,7 +443,7 @@ def _read_link(exc: BaseException, facts: ExceptionFacts) -> Link:
     if name is not None:
         link.errno_name = name
 
-    _protocol_codes(exc, link, display)
+    link.protocol.extend(protocol_codes(exc, display))
 
     for attr in R.SQLSTATE_ATTRIBUTES:
         value = safe_getattr(exc, attr)

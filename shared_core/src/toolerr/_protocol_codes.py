@@ -1,0 +1,78 @@
+"""Codes of the protocols agents' tools speak besides HTTP, read from their clients'
+exceptions without importing them: smtplib's ``smtp_code`` and RFC 3463 enhanced codes,
+ftplib's reply line, websockets' close frames. Never read as HTTP statuses."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from . import _rules as R
+from ._failopen import log_swallowed
+
+
+def _get(obj: Any, name: str) -> Any:
+    try:
+        return getattr(obj, name, None)
+    except Exception:  # noqa: BLE001 - a property that raises must not break detection
+        log_swallowed(f"reading attribute {name!r} of a {type(obj).__name__}", logging.DEBUG)
+        return None
+
+
+_ENHANCED = re.compile(rb"^\s*([245])\.(\d{1,3})\.(\d{1,3})\b")
+
+
+def _reply(out: list[tuple[R.CodeRule, str]], code: Any, text: Any) -> None:
+    """An SMTP or FTP reply: its RFC 3463 enhanced code where the text starts with one, else
+    its reply code."""
+    if isinstance(text, str):
+        text = text.encode("utf-8", "replace")
+    if isinstance(text, bytes):
+        m = _ENHANCED.match(text[:64])
+        if m is not None:
+            klass, subject, detail = (g.decode() for g in m.groups())
+            for key in (f"{klass}.{subject}.{detail}", f"{klass}.{subject}", klass):
+                rule = R.ENHANCED_CODES.get(key)
+                if rule is not None:
+                    out.append((rule, f"smtp:{klass}.{subject}.{detail}"))
+                    return
+    if isinstance(code, int) and not isinstance(code, bool):
+        rule = R.REPLY_CODES.get(code)
+        if rule is not None:
+            out.append((rule, f"reply:{code}"))
+
+
+def protocol_codes(exc: BaseException, display: str) -> list[tuple[R.CodeRule, str]]:
+    """Codes of protocols other than HTTP that ``exc`` (of class ``display``) carries: SMTP
+    and FTP replies, WebSocket close codes; the most specific first."""
+    out: list[tuple[R.CodeRule, str]] = []
+    if display.startswith("smtplib."):
+        code = _get(exc, "smtp_code")
+        if code is not None:
+            _reply(out, code, _get(exc, "smtp_error"))
+            return out
+        recipients = _get(exc, "recipients")  # SMTPRecipientsRefused: {addr: (code, msg)}
+        if isinstance(recipients, Mapping):
+            replies = [v for v in list(recipients.values())[:16] if isinstance(v, tuple) and len(v) == 2]
+            # a permanent refusal of any recipient decides before a temporary one
+            replies.sort(key=lambda v: 0 if isinstance(v[0], int) and v[0] >= 500 else 1)
+            if replies:
+                _reply(out, replies[0][0], replies[0][1])
+        return out
+    if display.startswith("ftplib."):
+        args = _get(exc, "args")
+        first = args[0] if isinstance(args, tuple) and args else None
+        if isinstance(first, str) and len(first) >= 3 and first[:3].isdigit():
+            _reply(out, int(first[:3]), first[4:])
+        return out
+    if display.startswith("websockets."):
+        for holder in (_get(exc, "rcvd"), _get(exc, "sent")):
+            code = _get(holder, "code") if holder is not None else None
+            if isinstance(code, int) and not isinstance(code, bool):
+                rule = R.WEBSOCKET_CLOSE.get(code)
+                if rule is not None:
+                    out.append((rule, f"websocket:{code}"))
+                return out
+    return out
