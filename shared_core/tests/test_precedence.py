@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 from test_exceptions import Response, fake, with_attrs
-
 from toolerr import inspect_result
 
 HTTPStatusError = fake("httpx", "HTTPStatusError")

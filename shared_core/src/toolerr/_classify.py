@@ -81,6 +81,7 @@ _START_STATUS = re.compile(R.START_STATUS)
 _EXCEPTION_NAME = re.compile(R.EXCEPTION_NAME)
 _ERROR_PREFIX = re.compile(R.ERROR_PREFIX)
 _REPLY_PHRASE = re.compile(R.REPLY_PHRASE)
+_FILE_INPUT = re.compile(R.FILE_INPUT)
 _LINE_START_NAME = re.compile(
     r"^(?P<name>(?:[A-Za-z_]\w{0,80}\.){0,8}[A-Za-z_]\w{0,120})(?=[:(]|$)", re.MULTILINE
 )
@@ -686,6 +687,9 @@ def _classify(det: Detection, exception: BaseException | None, depth: int = 0) -
                     strong = _ranked((said.structure, said.words), worst=2)
                     if strong is not None:
                         return _verdict(det, strong, facts, ev)
+                    if top.family == "syntax" and _FILE_INPUT.search(top_link.message):
+                        # the parser read a file, not the model's argument
+                        return _verdict(det, None, facts, ev, family="file_input")
                 return _verdict(det, top, facts, ev)
 
     template = det.template
@@ -756,6 +760,8 @@ def name_hit(name: str) -> _Hit | None:
 def _named(det: Detection, facts: ExceptionFacts | None, ev: _Evidence) -> _Hit | None:
     """The fallback where no rule decided: the words of the error codes and exception names
     that no table knows, the most specific first (a body's code, then the classes)."""
+    if ev.http is not None or ev.families or (facts is not None and any(k.status for k in facts.links)):
+        return None  # a status or a known family already said what can be said
     names: list[str] = []
     if facts is not None:
         for link in facts.links:

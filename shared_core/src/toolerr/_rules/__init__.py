@@ -117,6 +117,7 @@ from .markers import (
 from .protocols import (
     AMBIGUOUS_BARE_NAMES,
     ENHANCED_CODES,
+    FILE_INPUT,
     NAME_PHRASES,
     REPLY_CODES,
     REPLY_PHRASE,
@@ -152,6 +153,7 @@ __all__ = [
     "ERROR_PREFIX",
     "EXCEPTIONS",
     "EXCEPTION_NAME",
+    "FILE_INPUT",
     "FRAMEWORK_CLIENTS",
     "GAI_CLASSES",
     "GAI_ERRNO",

@@ -79,7 +79,6 @@ STATE_WORDS: tuple[Word, ...] = (
     Word("Host key for server", U, "host_key", None, "paramiko BadHostKeyException"),
     Word("Host key verification failed", U, "host_key", None, "OpenSSH client"),
     Word("HOST IDENTIFICATION HAS CHANGED", U, "host_key", None, "OpenSSH client"),
-    Word("No existing session", U, "auth", None, "paramiko: no authentication method"),
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -303,6 +302,11 @@ GENERIC_WORDS: tuple[Word, ...] = (
     Word("authorization has expired", U, "payment", None, "card authorizations (Stripe)"),
     Word("unsubscribed recipient", U, "policy", None, "SMS opt-out (Twilio 21610)"),
     Word("Limit of total fields", U, "quota", None, "Elasticsearch index.mapping.total_fields.limit"),
+    Word("esource limit exceeded", U, "limit", None, "libxml2 (lxml) without XML_PARSE_HUGE"),
+    Word("Excessive depth in document", U, "limit", None, "libxml2 (lxml) depth limit"),
+    Word("amplification factor exceeded", U, "policy", None, "libxml2 (lxml) entity amplification"),
+    Word("oken expired", U, "auth", None, "'token expired'"),
+    Word("oken has expired", U, "auth", None, "'token has expired'"),
     Word("ry again in a ", T, "unavailable", NE, "'try again in a few minutes / a little bit'"),
     Word("NOREPLICAS", T, "unavailable", NE, "Redis NOREPLICAS", boundary=True),
     _stays("has already been", "conflict", "'has already been refunded / captured / sent'"),
@@ -611,7 +615,16 @@ PROTOCOL_EXCEPTIONS: tuple[ExceptionRule, ...] = (
 # ResponseError is the server's error reply, urllib3's too many error responses): only a
 # qualified name is looked up.
 AMBIGUOUS_BARE_NAMES: frozenset[str] = frozenset(
-    {"ReadError", "WriteError", "ResponseError", "RetryError", "ProtocolError", "DataError", "ParseError"}
+    {
+        "ReadError",
+        "WriteError",
+        "ResponseError",
+        "RetryError",
+        "ProtocolError",
+        "DataError",
+        "ParseError",
+        "ConnectionClosedError",
+    }
 )
 
 # A reply line of SMTP or FTP: a code followed by one of these is that protocol's reply, not
@@ -704,4 +717,12 @@ NAME_PHRASES: tuple[tuple[RuleKind | None, str, RuleOutcome | None, tuple[str, .
             "bad value",
         ),
     ),
+)
+
+# A parser's message that names the file it read (``in "/etc/app/values.yaml"``,
+# ``(sitemap.xml, line 3)``, ``cannot identify image file '/tmp/a.jpg'``): the input was a
+# file on disk, not the model's argument, so the failure stays ambiguous.
+FILE_INPUT = (
+    r"""(?:in "|file '|\(|from ')(?!<)[^"'()\n]{0,200}\.(?:ya?ml|toml|xml|json|csv|tsv|jpe?g|png|gif|webp"""
+    r"""|bmp|tiff?|html?|j2|jinja2?|txt|sql|ini|cfg|conf)\b"""
 )
