@@ -18,8 +18,8 @@ import toolerr
 
 SUCCESSES = Path(__file__).parent / "successes" / "data" / "successes.jsonl"
 MAX_BYTES = 8 * 1024
-# Loose for now: the rules team will tighten this to 0.005 (precision >= 0.995, issue 24).
-MAX_FALSE_POSITIVE_RATE = 0.05
+# Issue 24: precision >= 0.995 on real successful outputs (3 of 1,351 today).
+MAX_FALSE_POSITIVE_RATE = 0.005
 
 
 def _rows() -> list[dict[str, str]]:
