@@ -104,7 +104,7 @@ CONFLICT_WORDS: tuple[Word, ...] = (
     _stays("non-fast-forward", "conflict", "git push rejected"),
     _stays("Merge conflict", "conflict", "git merge"),
     _stays("CONFLICT (", "conflict", "git merge 'CONFLICT (content)'"),
-    _stays("did not match any file", "not_found", "git pathspec (a missing ref or path)"),
+    _stays("did not match any file(s) known to git", "not_found", "git checkout of a missing ref"),
     _stays("unknown revision or path", "not_found", "git rev-parse"),
     _stays("is not running", "state", "Docker 409 'Container ... is not running'"),
     _stays("No such container", "not_found", "Docker Engine 404"),

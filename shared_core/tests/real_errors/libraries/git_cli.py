@@ -114,10 +114,12 @@ def _cases(ctx: Any) -> Iterator[Case]:
     work.git.commit("-am", "feature edit")
     work.git.checkout("main")
     g = work.git
-    # A missing ref or path stays ambiguous, as missing files and HTTP 404 do (DELIVERY.md 3).
+    # A missing ref stays ambiguous, as HTTP 404 does (DELIVERY.md 3; the MCP reference
+    # servers' git_diff and git_show cases); a path given to `git add` that matches no file
+    # is the caller's argument (their git_add case).
     commands: list[tuple[str, str, str, Any]] = [
         ("checkout-missing", "checkout of a branch that does not exist", A, lambda: g.checkout("nosuch")),
-        ("add-missing", "add of a file that does not exist", A, lambda: g.add("nosuch.txt")),
+        ("add-missing", "add of a file that does not exist", F, lambda: g.add("nosuch.txt")),
         ("verify-missing", "rev-parse of an unknown revision", A, lambda: g.rev_parse("--verify", "nosuch")),
         ("log-bad-revision", "log of an unknown revision", A, lambda: g.log("nosuch..main")),
         ("show-missing-path", "file not in the given commit", A, lambda: g.show("HEAD:missing.txt")),
