@@ -381,3 +381,15 @@ def test_random_text_never_raises(text: str, prefix: str) -> None:
         assert verdict.kind in ("transient", "fixable", "unrecoverable", "ambiguous")
     else:
         assert verdict.kind is None
+
+
+def test_every_template_is_keyed_by_its_first_characters() -> None:
+    # A template that cannot be keyed is tried on every text (the smolagents and ADK
+    # templates were, until their optional group and escaped brace were read).
+    from toolerr._detect import _TEMPLATES, _first_chars
+
+    for client, (_, anywhere) in _TEMPLATES.items():
+        assert not anywhere, (client, [t.template.id for t in anywhere])
+    assert _first_chars(r"(?:Call id: \S+\n)?Error:\n") == {"C", "E"}
+    assert _first_chars(r"\{\s*\"a\"") == {"{"}
+    assert _first_chars(r"(?:a|b)?c") is None
