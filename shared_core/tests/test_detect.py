@@ -388,8 +388,8 @@ def test_every_template_is_keyed_by_its_first_characters() -> None:
     # templates were, until their optional group and escaped brace were read).
     from toolerr._detect import _TEMPLATES, _first_chars
 
-    for client, (_, anywhere) in _TEMPLATES.items():
-        assert not anywhere, (client, [t.template.id for t in anywhere])
+    _, anywhere = _TEMPLATES["generic"]  # what every client's texts are tried against
+    assert not anywhere, [t.template.id for t in anywhere]
     assert _first_chars(r"(?:Call id: \S+\n)?Error:\n") == {"C", "E"}
     assert _first_chars(r"\{\s*\"a\"") == {"{"}
     assert _first_chars(r"(?:a|b)?c") is None
