@@ -684,6 +684,8 @@ def _classify(det: Detection, exception: BaseException | None, depth: int = 0) -
                     # a parser's or validator's class: what its message says of the state
                     # (a refused unsafe tag, a limit) ranks above it
                     said = _said(top_link)
+                    if said.decisive is not None:  # "already exists" in a statement's error
+                        return _verdict(det, None, facts, said, family=said.decisive.family)
                     strong = _ranked((said.structure, said.words), worst=2)
                     if strong is not None:
                         return _verdict(det, strong, facts, ev)
@@ -760,7 +762,8 @@ def name_hit(name: str) -> _Hit | None:
 def _named(det: Detection, facts: ExceptionFacts | None, ev: _Evidence) -> _Hit | None:
     """The fallback where no rule decided: the words of the error codes and exception names
     that no table knows, the most specific first (a body's code, then the classes)."""
-    if ev.http is not None or ev.families or (facts is not None and any(k.status for k in facts.links)):
+    spoke = ev.http is not None or any(not f.startswith("aws.") for f in ev.families)
+    if spoke or (facts is not None and any(k.status for k in facts.links)):
         return None  # a status or a known family already said what can be said
     names: list[str] = []
     if facts is not None:

@@ -197,6 +197,10 @@ SQLSTATE: dict[str, CodeRule] = {
     "42703": CodeRule(F, "undefined_name", None, "undefined_column (a name in the caller's statement)"),
     "42883": CodeRule(F, "undefined_name", None, "undefined_function (a name in the caller's statement)"),
     "3D000": CodeRule(U, "config", None, "invalid_catalog_name (the database does not exist)"),
+    "42P07": CodeRule(None, "conflict", None, "duplicate_table (it exists)", True),
+    "42701": CodeRule(None, "conflict", None, "duplicate_column (it exists)", True),
+    "42710": CodeRule(None, "conflict", None, "duplicate_object (it exists)", True),
+    "42P06": CodeRule(None, "conflict", None, "duplicate_schema (it exists)", True),
     "57014": CodeRule(None, "command_timeout", None, "query_canceled (statement timeout stays ambiguous)"),
 }
 SQLSTATE_CLASSES: dict[str, CodeRule] = {
@@ -204,6 +208,9 @@ SQLSTATE_CLASSES: dict[str, CodeRule] = {
     "22": CodeRule(F, "bad_arguments", None, "class 22 data exception (a value the caller sent)"),
     "28": CodeRule(U, "auth", None, "class 28 invalid authorization specification"),
     "40": CodeRule(T, "db_conflict", UO, "class 40 transaction rollback"),
+    "42": CodeRule(F, "syntax", None, "class 42 syntax error or access rule violation (42501 is listed)"),
+    "53": CodeRule(U, "resources", None, "class 53 insufficient resources (53300 is listed)"),
+    "0A": CodeRule(U, "not_implemented", None, "class 0A feature not supported"),
 }
 
 # ---------------------------------------------------------------------------------------------

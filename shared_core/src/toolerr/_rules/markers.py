@@ -12,6 +12,13 @@ _UNIT = r"(?P<unit>ms|milliseconds?|s\b|secs?\b|seconds?|m\b|mins?\b|minutes?)"
 _NUM_SEP = r"[\"']?[ \t]*[:=#]?[ \t]*[\"']?"
 MARKERS: tuple[Marker, ...] = (
     Marker(
+        "returned error: ",
+        "http",
+        r"returned error: (?P<code>[1-5]\d\d)\b",
+        0,
+        "curl and git over HTTP 'The requested URL returned error: 403'",
+    ),
+    Marker(
         "error responses",
         "http",
         r"too many (?P<code>[1-5]\d\d) error responses",

@@ -310,6 +310,49 @@ GENERIC_WORDS: tuple[Word, ...] = (
     Word("ry again in a ", T, "unavailable", NE, "'try again in a few minutes / a little bit'"),
     Word("NOREPLICAS", T, "unavailable", NE, "Redis NOREPLICAS", boundary=True),
     _stays("has already been", "conflict", "'has already been refunded / captured / sent'"),
+    # a message that opens with "invalid" names what the caller sent wrong (Redis "ERR
+    # invalid cursor", "Invalid stream ID"); credentials, tokens and keys have their own
+    # unrecoverable words, which outrank it
+    Word(
+        "nvalid ",
+        F,
+        "bad_arguments",
+        None,
+        "'invalid X' at the start of a message",
+        only_before=r"(?:^|[:(]\s*'?|ERR )\Z",
+    ),
+    Word("nvalid credentials", U, "auth", None, "'Invalid credentials'"),
+    Word("nvalid access token", U, "auth", None, "OAuth"),
+    Word("nvalid password", U, "auth", None, "'Invalid password'"),
+    Word("nvalid username or password", U, "auth", None, "'Invalid username or password'"),
+    Word("invalid_grant", U, "auth", None, "OAuth 2.0 (RFC 6749 5.2)"),
+    Word("invalid_client", U, "auth", None, "OAuth 2.0 (RFC 6749 5.2)"),
+    Word("must be authenticated", U, "auth", None, "'You must be authenticated'"),
+    Word("must be logged in", U, "auth", None, "'You must be logged in'"),
+    Word("is not a float", F, "bad_arguments", None, "Redis 'min or max is not a float'"),
+    Word("can't be converted", F, "bad_arguments", None, "Redis, databases"),
+    Word("are not compatible", F, "bad_arguments", None, "'X and Y options ... are not compatible'"),
+    Word("is negative", F, "bad_arguments", None, "'timeout is negative'"),
+    Word("is not a valid", F, "bad_arguments", None, "'... is not a valid branch name / value'"),
+    Word("is not a git command", F, "bad_arguments", None, "git"),
+    Word("not a git repository", F, "bad_arguments", None, "git (a path the caller gave)"),
+    Word("nothing to amend", F, "bad_arguments", None, "git commit --amend"),
+    Word("no tracking information", F, "bad_arguments", None, "git pull without an upstream"),
+    Word("empty commit message", F, "bad_arguments", None, "git commit"),
+    Word("You have unstaged changes", F, "state", None, "git rebase/pull with a dirty tree"),
+    Word("patch failed", F, "bad_arguments", None, "git apply"),
+    Word("corrupt patch", F, "bad_arguments", None, "git apply"),
+    Word("refusing to merge unrelated histories", F, "bad_arguments", None, "git merge"),
+    Word("not currently on a branch", F, "state", None, "git push from a detached HEAD"),
+    Word("denying non-fast-forward", U, "policy", None, "git receive.denyNonFastForwards"),
+    Word("denying ref deletion", U, "policy", None, "git receive.denyDeletes"),
+    Word("pack exceeds maximum allowed size", U, "limit", None, "git receive.maxInputSize"),
+    Word("answered NOTAUTH", U, "policy", None, "DNS rcode 9 (RFC 2845)"),
+    Word("error: REFUSED", U, "policy", None, "dnspython zone transfer refused"),
+    Word("error: NOTAUTH", U, "policy", None, "dnspython zone transfer not authoritative"),
+    Word("not allowed. If the", U, "config", None, "Redis 'DEBUG command not allowed. If the enable-...'"),
+    Word("MISCONF", U, "disk_full", None, "Redis cannot persist to disk", boundary=True),
+    Word("is not mapped", F, "bad_arguments", None, "SQLAlchemy UnmappedInstanceError"),
 )
 
 PROTOCOL_WORDS: tuple[Word, ...] = (
@@ -535,6 +578,15 @@ PROTOCOL_EXCEPTIONS: tuple[ExceptionRule, ...] = (
     ExceptionRule("pymongo", "InvalidName", F, "bad_arguments", None, source="pymongo"),
     # GitPython: the command's stderr decides
     ExceptionRule("git", "GitCommandError", None, "exit_code", None, source="GitPython (stderr decides)"),
+    ExceptionRule("git", "GitCommandNotFound", U, "config", None, source="GitPython: no git binary"),
+    # SQLAlchemy's own errors (its PEP 249 wrappers are read through the driver's error)
+    ExceptionRule("sqlalchemy", "NotSupportedError", U, "not_implemented", None, source="PEP 249"),
+    ExceptionRule("sqlalchemy", "CompileError", F, "syntax", None, source="SQLAlchemy (the statement)"),
+    ExceptionRule("sqlalchemy", "ArgumentError", F, "bad_arguments", None, source="SQLAlchemy"),
+    ExceptionRule(
+        "sqlalchemy", "NoSuchTableError", F, "undefined_name", None, source="SQLAlchemy reflection"
+    ),
+    ExceptionRule("sqlalchemy", "NoReferencedTableError", F, "undefined_name", None, source="SQLAlchemy"),
     ExceptionRule("git", "InvalidGitRepositoryError", F, "bad_arguments", None, source="GitPython"),
     ExceptionRule("git", "NoSuchPathError", None, "not_found", None, True, "GitPython"),
     # SaaS and cloud SDKs (the status and the body's codes decide the rest)
@@ -624,6 +676,9 @@ AMBIGUOUS_BARE_NAMES: frozenset[str] = frozenset(
         "DataError",
         "ParseError",
         "ConnectionClosedError",
+        "NotSupportedError",
+        "CompileError",
+        "ArgumentError",
     }
 )
 
