@@ -25,7 +25,7 @@ from toolerr import Message, NoteParts, Role, ToolCall, content_text
 
 __all__ = ["CLIENT", "Conversation", "response_content", "to_conversation"]
 
-CLIENT = "generic"
+CLIENT = "google-adk"
 """ADK's tool results carry no client template of their own."""
 
 

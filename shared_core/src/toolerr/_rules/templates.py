@@ -307,7 +307,19 @@ TEMPLATES: tuple[Template, ...] = (
     ),
     Template(
         "google-adk:reflect-retry",
-        ("*",),
+        # every client but ADK's own plugin: inside ADK the reflection is ADK's answer to
+        # the error (the first plugin that answers wins), and toolerr's plugin passes it
+        (
+            "generic",
+            "langchain",
+            "openai-agents",
+            "mcp",
+            "dspy",
+            "haystack",
+            "semantic-kernel",
+            "crewai",
+            "smolagents",
+        ),
         r'\{\s*"response_type":\s*"ERROR_HANDLED_BY_REFLECT_AND_RETRY_PLUGIN",\s*"error_type":\s*',
         None,
         None,
