@@ -22,6 +22,8 @@ from typing import Any
 from . import _rules as R
 from ._exceptions import lookup_name
 from ._failopen import log_swallowed
+from ._scanner import first_chars as _first_chars
+from ._scanner import first_literal as _first_literal
 from ._types import content_text, result_text
 
 __all__ = ["Detection", "analyse", "coerce_flag", "detect_failure", "normalise_client"]
@@ -107,37 +109,6 @@ def _literal_prefix(pattern: str) -> str:
         out.append(ch)
         i += 1
     return "".join(out)
-
-
-def _first_literal(pattern: str) -> str | None:
-    """The first character a shell format can start with, when it is a plain letter."""
-    return pattern[0] if pattern and (pattern[0].isalnum() or pattern[0] in "'\"<") else None
-
-
-def _first_chars(pattern: str) -> set[str] | None:
-    """The characters a template can start with (a plain letter, an escaped punctuation mark,
-    or either side of a leading optional group); None when that cannot be told."""
-    if not pattern:
-        return None
-    if pattern[0].isalnum() or pattern[0] in "'\"<":
-        return {pattern[0]}
-    if pattern[0] == "\\" and len(pattern) > 1 and pattern[1] in "{[(.*+?|$^":
-        return {pattern[1]}
-    if pattern.startswith("(?:"):
-        depth = 0
-        for i, ch in enumerate(pattern):
-            if ch == "\\":
-                continue
-            if ch == "(" and (i == 0 or pattern[i - 1] != "\\"):
-                depth += 1
-            elif ch == ")" and pattern[i - 1] != "\\":
-                depth -= 1
-                if depth == 0:
-                    if pattern[i + 1 : i + 2] != "?" or "|" in pattern[3:i]:
-                        return None
-                    inner, rest = _first_chars(pattern[3:i]), _first_chars(pattern[i + 2 :])
-                    return inner | rest if inner is not None and rest is not None else None
-    return None
 
 
 _ALL_CLIENTS: tuple[str, ...] = R.FRAMEWORK_CLIENTS + R.CODING_AGENTS

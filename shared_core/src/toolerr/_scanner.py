@@ -210,3 +210,37 @@ class Scanner:
                 if start >= 0 and text.startswith(entry.text, start):
                     found.append((start, entry))
         return found
+
+
+# --- the first characters of a pattern (templates are tried by the text's first one) ---
+
+
+def first_literal(pattern: str) -> str | None:
+    """The first character a shell format can start with, when it is a plain letter."""
+    return pattern[0] if pattern and (pattern[0].isalnum() or pattern[0] in "'\"<") else None
+
+
+def first_chars(pattern: str) -> set[str] | None:
+    """The characters a template can start with (a plain letter, an escaped punctuation mark,
+    or either side of a leading optional group); None when that cannot be told."""
+    if not pattern:
+        return None
+    if pattern[0].isalnum() or pattern[0] in "'\"<":
+        return {pattern[0]}
+    if pattern[0] == "\\" and len(pattern) > 1 and pattern[1] in "{[(.*+?|$^":
+        return {pattern[1]}
+    if pattern.startswith("(?:"):
+        depth = 0
+        for i, ch in enumerate(pattern):
+            if ch == "\\":
+                continue
+            if ch == "(" and (i == 0 or pattern[i - 1] != "\\"):
+                depth += 1
+            elif ch == ")" and pattern[i - 1] != "\\":
+                depth -= 1
+                if depth == 0:
+                    if pattern[i + 1 : i + 2] != "?" or "|" in pattern[3:i]:
+                        return None
+                    inner, rest = first_chars(pattern[3:i]), first_chars(pattern[i + 2 :])
+                    return inner | rest if inner is not None and rest is not None else None
+    return None
