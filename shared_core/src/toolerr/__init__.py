@@ -12,6 +12,7 @@ and safety, What was measured).
 
 from __future__ import annotations
 
+from . import adapters as adapters
 from ._ban import BanCursor, PreparedVocabulary, StringBan
 from ._canonical import canonical_arguments, exact_arguments
 from ._classify import inspect_message, inspect_result
