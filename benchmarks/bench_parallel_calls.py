@@ -5,7 +5,7 @@ The conversation: a user turn, one assistant message with N calls (ids ``call_0`
 Unavailable``). Each form is timed on a fresh layer per run (no replay checkpoint), the
 sizes interleaved; the median of the runs is reported with the ratio of each size to the
 smallest (linear: 4,000 calls cost about 4x 1,000). Also the two parts that used to be
-quadratic alone: pairing the results with their calls (:func:`toolerr.pair_results`) and
+quadratic alone: pairing the results with their calls (:func:`toolerr.adapters.pair_results`) and
 the ledger replay.
 
 Usage::
@@ -21,7 +21,8 @@ import statistics
 import time
 from collections.abc import Callable
 
-from toolerr import Message, ToolCall, ToolErrorLayer, pair_results
+from toolerr import Message, ToolCall, ToolErrorLayer
+from toolerr.adapters import pair_results
 
 
 def conversation(n: int, *, ids: bool = True) -> list[Message]:

@@ -1,6 +1,6 @@
 """Cost of removing special tokens from the tool text a local model's prompt shows (issue 18).
 
-Times ``toolerr.remove_special_tokens`` (the built-in families' tokens and a tokenizer's
+Times ``toolerr.adapters.remove_special_tokens`` (the built-in families' tokens and a tokenizer's
 own, as ``LocalToolModel`` passes them) on tool results of several sizes and shapes:
 plain text, HTML-like text (many ``>``), text holding tokens, and adversarially nested
 tokens (which go through the one-scan fallback). Then ``LocalToolModel.chat_messages``
@@ -21,7 +21,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from toolerr import Message, SpecialTokens, ToolCall, remove_special_tokens
+from toolerr import Message, ToolCall
+from toolerr.adapters import SpecialTokens, remove_special_tokens
 
 
 def _median_us(fn: Callable[[], object], repeats: int, inner: int) -> float:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from toolerr import GUIDANCE
+from toolerr.adapters import GUIDANCE
 
 RATE = "Error: HTTP 429 Too Many Requests"
 NOTE = (

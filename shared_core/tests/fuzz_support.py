@@ -17,8 +17,8 @@ import re
 import unicodedata
 
 from hypothesis import HealthCheck, settings
-from toolerr import GUIDANCE, GUIDANCE_CHECK_FIRST, NOTE_PREFIX
 from toolerr._hygiene import SPECIAL_TOKENS, special_token_sources
+from toolerr.adapters import GUIDANCE, GUIDANCE_CHECK_FIRST, NOTE_PREFIX
 
 SCALE = max(float(os.environ.get("TOOLERR_FUZZ_SCALE", "1") or 1), 0.01)
 

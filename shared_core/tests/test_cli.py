@@ -7,8 +7,8 @@ import subprocess
 import sys
 
 import pytest
-from toolerr import GUIDANCE
 from toolerr._cli import main
+from toolerr.adapters import GUIDANCE
 
 
 def run_cli(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:

@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from toolerr import detect_failure, inspect_result
+from toolerr import inspect_result
 from toolerr._detect import coerce_flag, normalise_client
+from toolerr.adapters import detect_failure
 
 # --- evidence sources and their detection ids ---------------------------------------------
 

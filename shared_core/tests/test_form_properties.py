@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from toolerr import FORMS, Message, ToolCall, ToolErrorLayer, content_text
+from toolerr import FORMS, Message, ToolCall, ToolErrorLayer
+from toolerr.adapters import content_text
 
 RESULTS = [
     "Error: 503 Service Unavailable",

@@ -5,24 +5,17 @@ from __future__ import annotations
 import logging
 
 import pytest
-from toolerr import (
+from toolerr import FailureLedger, Message, Policy, ToolCall, ToolErrorLayer, ToolLoopError, Verdict, rewrite
+from toolerr._notes import holds_written_note as _holds_written_note
+from toolerr._render import render_loop_note
+from toolerr.adapters import (
     GUIDANCE,
     GUIDANCE_CHECK_FIRST,
     NOTE_PREFIX,
-    FailureLedger,
-    Message,
-    Policy,
     RepeatReport,
-    ToolCall,
-    ToolErrorLayer,
-    ToolLoopError,
-    Verdict,
     decide_loop,
     render_abstract,
-    rewrite,
 )
-from toolerr._notes import holds_written_note as _holds_written_note
-from toolerr._render import render_loop_note
 
 SYSTEM = Message("system", "You are a helpful assistant.")
 USER = Message("user", "What is the weather in Paris?")

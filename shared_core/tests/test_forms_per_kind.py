@@ -6,16 +6,8 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from toolerr import (
-    GUIDANCE,
-    PROFILES,
-    Message,
-    Policy,
-    ToolCall,
-    ToolErrorLayer,
-    find_decision_step,
-    rewrite,
-)
+from toolerr import PROFILES, Message, Policy, ToolCall, ToolErrorLayer, rewrite
+from toolerr.adapters import GUIDANCE, find_decision_step
 
 SYSTEM = Message("system", "sys")
 USER = Message("user", "task")

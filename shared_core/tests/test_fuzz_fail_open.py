@@ -11,17 +11,9 @@ import pytest
 from fuzz_support import fuzz
 from hypothesis import given
 from hypothesis import strategies as st
-from toolerr import (
-    Message,
-    ToolCall,
-    ToolErrorLayer,
-    _canonical,
-    _classify,
-    _detect,
-    canonical_arguments,
-    inspect_result,
-)
+from toolerr import Message, ToolCall, ToolErrorLayer, _canonical, _classify, _detect, inspect_result
 from toolerr._failopen import forget_causes
+from toolerr.adapters import canonical_arguments
 
 
 @pytest.fixture(autouse=True)

@@ -40,22 +40,20 @@ from fuzz_support import (
 )
 from hypothesis import given
 from hypothesis import strategies as st
-from toolerr import (
+from toolerr import Message, ToolCall, ToolErrorLayer
+from toolerr._hygiene import SPECIAL_TOKENS, SPOOFED_GUIDANCE, SPOOFED_NOTE, special_token_sources
+from toolerr._notes import has_note
+from toolerr.adapters import (
     GUIDANCE,
     GUIDANCE_CHECK_FIRST,
     NOTE_PREFIX,
-    Message,
     NoteParts,
-    ToolCall,
-    ToolErrorLayer,
     clean_text,
     content_text,
     register_special_tokens,
     render_abstract,
     render_note,
 )
-from toolerr._hygiene import SPECIAL_TOKENS, SPOOFED_GUIDANCE, SPOOFED_NOTE, special_token_sources
-from toolerr._notes import has_note
 
 ALL_GUIDANCE = (*GUIDANCE.values(), GUIDANCE_CHECK_FIRST)
 

@@ -19,18 +19,8 @@ import pytest
 from fuzz_support import CONTROL, INVISIBLE, TOKENS, fuzz
 from hypothesis import assume, given
 from hypothesis import strategies as st
-from toolerr import (
-    FORMS,
-    GUIDANCE,
-    KINDS,
-    Message,
-    ToolCall,
-    ToolErrorLayer,
-    Verdict,
-    content_text,
-    exception_text,
-    inspect_result,
-)
+from toolerr import FORMS, KINDS, Message, ToolCall, ToolErrorLayer, Verdict, inspect_result
+from toolerr.adapters import GUIDANCE, content_text, exception_text
 
 # -- any JSON content ---------------------------------------------------------------------------
 

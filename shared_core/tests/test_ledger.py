@@ -13,16 +13,9 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from toolerr import (
-    FailedCall,
-    FailureLedger,
-    LoopDecision,
-    RepeatReport,
-    canonical_arguments,
-    decide_loop,
-    exact_arguments,
-)
+from toolerr import FailedCall, FailureLedger
 from toolerr._types import ToolCall, Verdict
+from toolerr.adapters import LoopDecision, RepeatReport, canonical_arguments, decide_loop, exact_arguments
 
 FIXABLE = Verdict(failed=True, kind="fixable", family="validation")
 UNRECOVERABLE = Verdict(failed=True, kind="unrecoverable", family="http.403")

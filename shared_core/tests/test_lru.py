@@ -1,4 +1,4 @@
-"""toolerr.LRUCache: the one bounded cache of the core and the adapters."""
+"""toolerr.adapters.LRUCache: the one bounded cache of the core and the adapters."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from toolerr import LRUCache
+from toolerr.adapters import LRUCache
 
 
 def test_the_least_recently_stored_entry_goes_first() -> None:

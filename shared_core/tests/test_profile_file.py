@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 from toolerr import (
-    PROFILE_FORMAT,
     PROFILES,
     Message,
     Policy,
@@ -21,6 +20,7 @@ from toolerr import (
     rewrite,
     save_profile,
 )
+from toolerr.adapters import PROFILE_FORMAT
 
 TRANSIENT = "Error: 503 Service Unavailable"
 FIXABLE = (

@@ -1,12 +1,17 @@
-"""The public surface: __all__, no framework imported, py.typed shipped."""
+"""The public surface: __all__ (the user's API), toolerr.adapters (what adapters need), the
+deprecation of the names that moved, no framework imported, py.typed shipped."""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
+import pytest
 import toolerr
+import toolerr.adapters
 
 FRAMEWORKS = (
     "langchain",
@@ -21,6 +26,95 @@ FRAMEWORKS = (
     "pydantic",
     "anthropic",
 )
+
+
+USER_API = [
+    "FORMS",
+    "KINDS",
+    "LOOP_ACTIONS",
+    "PROFILES",
+    "DetectionRecord",
+    "FailedCall",
+    "FailureLedger",
+    "Message",
+    "Policy",
+    "PolicyOptions",
+    "Profile",
+    "ProfileError",
+    "ResultDelivery",
+    "Rewrite",
+    "StringBan",
+    "ToolCall",
+    "ToolErrorLayer",
+    "ToolLoopError",
+    "Verdict",
+    "WireRewrite",
+    "__version__",
+    "inspect_message",
+    "inspect_result",
+    "load_profile",
+    "rewrite",
+    "rewrite_anthropic",
+    "rewrite_openai_chat",
+    "rewrite_responses",
+    "rewrite_wire",
+    "save_profile",
+]
+
+# What adapters need and users do not: in toolerr.adapters (they were in toolerr's
+# __all__ before, and stay readable from toolerr for one release, with a warning).
+ADAPTER_NAMES = [
+    "CLIENTS",
+    "GUIDANCE",
+    "GUIDANCE_CHECK_FIRST",
+    "MEDIA_BLOCK_TYPES",
+    "NOTE_PREFIX",
+    "POLICY_OPTIONS",
+    "PROFILE_FORMAT",
+    "WIRE_FORMATS",
+    "BanCursor",
+    "ConversationRun",
+    "ConversionCache",
+    "DecisionStep",
+    "ExchangeResult",
+    "Form",
+    "FormSpec",
+    "Kind",
+    "LRUCache",
+    "LoopAction",
+    "LoopDecision",
+    "NoteParts",
+    "Outcome",
+    "PreparedVocabulary",
+    "ProfileSpec",
+    "RepeatReport",
+    "Role",
+    "SpecialTokens",
+    "ToolSafety",
+    "anthropic_to_messages",
+    "canonical_arguments",
+    "clean_text",
+    "content_text",
+    "decide_loop",
+    "detect_failure",
+    "exact_arguments",
+    "exception_text",
+    "find_decision_step",
+    "format_arguments",
+    "guidance_for",
+    "normalise_client",
+    "openai_chat_to_messages",
+    "pair_results",
+    "parse_arguments",
+    "records_of",
+    "register_special_tokens",
+    "remove_special_tokens",
+    "render_abstract",
+    "render_note",
+    "resolve_forms",
+    "responses_to_messages",
+    "safety_from_annotations",
+]
 
 
 def test_all_names_exist_once() -> None:
@@ -42,21 +136,71 @@ def test_all_names_exist_once() -> None:
         "WireRewrite",
         "ResultDelivery",
         "PolicyOptions",
-        "POLICY_OPTIONS",
-        "ConversationRun",
-        "ConversionCache",
         "PROFILES",
         "Profile",
-        "FormSpec",
-        "resolve_forms",
         "LOOP_ACTIONS",
-        "LRUCache",
-        "SpecialTokens",
-        "remove_special_tokens",
-        "MEDIA_BLOCK_TYPES",
-        "NoteParts",
     ):
         assert name in toolerr.__all__
+
+
+def test_toolerr_all_is_the_users_api() -> None:
+    assert sorted(toolerr.__all__) == sorted(USER_API)
+    assert len(toolerr.__all__) <= 30
+
+
+def test_adapters_all_is_what_adapters_need() -> None:
+    assert sorted(toolerr.adapters.__all__) == sorted(ADAPTER_NAMES)
+    assert len(set(toolerr.adapters.__all__)) == len(toolerr.adapters.__all__)
+    for name in toolerr.adapters.__all__:
+        assert name in vars(toolerr.adapters), name
+        assert name not in toolerr.__all__, name
+        assert name not in vars(toolerr), name  # read through the deprecation path only
+
+
+@pytest.mark.parametrize("name", ADAPTER_NAMES)
+def test_a_moved_name_is_still_read_from_toolerr_with_a_warning(name: str) -> None:
+    with pytest.warns(DeprecationWarning, match=rf"toolerr\.adapters\.{name}\b") as caught:
+        value = getattr(toolerr, name)
+    assert value is getattr(toolerr.adapters, name)
+    assert len(caught) == 1
+    assert caught[0].filename == __file__  # the warning points at the caller
+
+
+def test_from_toolerr_import_a_moved_name_warns() -> None:
+    with pytest.warns(DeprecationWarning, match=r"toolerr\.adapters\.LRUCache"):
+        from toolerr import LRUCache
+    assert LRUCache is toolerr.adapters.LRUCache
+
+
+def test_an_unknown_name_is_an_attribute_error_without_a_warning() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(AttributeError, match="no_such_name"):
+            toolerr.no_such_name  # noqa: B018
+
+
+def test_no_code_in_the_repository_reads_a_moved_name_from_toolerr() -> None:
+    root = Path(__file__).resolve().parents[2]
+    if not (root / "packages").is_dir():
+        pytest.skip("not run from the repository")
+    moved = set(ADAPTER_NAMES)
+    found = []
+    for folder in ("shared_core", "packages", "benchmarks", "release_tests", "integration_tests", "tests"):
+        for path in sorted((root / folder).rglob("*.py")):
+            if ".nox" in path.parts or path == Path(__file__).resolve():
+                continue
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ImportFrom) and node.module == "toolerr" and node.level == 0:
+                    found += [f"{path}:{node.lineno} {a.name}" for a in node.names if a.name in moved]
+                elif (
+                    isinstance(node, ast.Attribute)
+                    and isinstance(node.value, ast.Name)
+                    and node.value.id == "toolerr"
+                    and node.attr in moved
+                ):
+                    found.append(f"{path}:{node.lineno} toolerr.{node.attr}")
+    assert found == []
 
 
 def test_import_toolerr_pulls_in_no_agent_framework() -> None:

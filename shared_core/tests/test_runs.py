@@ -233,7 +233,8 @@ def test_serialised_shape_round_trips() -> None:
 
 
 def test_policy_options_are_typed_once() -> None:
-    from toolerr import POLICY_OPTIONS, PolicyOptions
+    from toolerr import PolicyOptions
+    from toolerr.adapters import POLICY_OPTIONS
 
     assert set(POLICY_OPTIONS) == {
         "form",
@@ -249,7 +250,7 @@ def test_policy_options_are_typed_once() -> None:
 
 
 def test_conversation_run_follows_one_conversation() -> None:
-    from toolerr import ConversationRun
+    from toolerr.adapters import ConversationRun
 
     first = _conversation("Error: HTTP 400 Bad Request", "call_0")
     start = ConversationRun.follow(None, first[:1])
@@ -273,7 +274,7 @@ def test_deliver_result_parses_raw_arguments_and_reports_repeats() -> None:
 
 
 def test_conversion_cache_reuses_by_content() -> None:
-    from toolerr import ConversionCache
+    from toolerr.adapters import ConversionCache
 
     cache = ConversionCache(size=3)
     made: list[int] = []

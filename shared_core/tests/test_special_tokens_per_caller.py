@@ -9,8 +9,8 @@ import re
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from toolerr import SpecialTokens, clean_text, remove_special_tokens
 from toolerr._hygiene import _tokens, special_token_sources
+from toolerr.adapters import SpecialTokens, clean_text, remove_special_tokens
 
 OWN = "<<OWN_TOKEN_18>>"
 BRACKETS = "[[PER_CALLER]]"

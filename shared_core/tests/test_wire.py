@@ -491,9 +491,9 @@ def test_properties(messages: list[dict[str, Any]], form: str, wire: str) -> Non
     assert rewrite_wire(wire, out, form=form).request is out
     # the same decision as the neutral conversation rewritten directly
     converters = {
-        "openai-chat": toolerr.openai_chat_to_messages,
-        "anthropic": toolerr.anthropic_to_messages,
-        "responses": toolerr.responses_to_messages,
+        "openai-chat": toolerr.adapters.openai_chat_to_messages,
+        "anthropic": toolerr.adapters.anthropic_to_messages,
+        "responses": toolerr.adapters.responses_to_messages,
     }
     direct = toolerr.ToolErrorLayer(form=form).rewrite(converters[wire](request))
     assert [(r.tool, r.kind, r.changed) for r in direct.records] == [
@@ -510,28 +510,28 @@ def test_cache_keys_every_field_the_conversion_reads() -> None:
         request = copy.deepcopy(base)
         if flag is not None:
             request[3]["is_error"] = flag
-        seen.append(toolerr.openai_chat_to_messages(request)[3].is_error)
+        seen.append(toolerr.adapters.openai_chat_to_messages(request)[3].is_error)
     assert seen == [True, False, None, None, None]
     listed = copy.deepcopy(base)
     listed[3]["content"] = [{"type": "text", "text": RATE}]
-    assert toolerr.openai_chat_to_messages(listed)[3].content == [{"type": "text", "text": RATE}]
-    assert toolerr.openai_chat_to_messages(base)[3].content == RATE
-    assert toolerr.openai_chat_to_messages(base, client="codex")[3].client == "codex"
-    first = toolerr.openai_chat_to_messages(copy.deepcopy(base))
-    again = toolerr.openai_chat_to_messages(copy.deepcopy(base))
+    assert toolerr.adapters.openai_chat_to_messages(listed)[3].content == [{"type": "text", "text": RATE}]
+    assert toolerr.adapters.openai_chat_to_messages(base)[3].content == RATE
+    assert toolerr.adapters.openai_chat_to_messages(base, client="codex")[3].client == "codex"
+    first = toolerr.adapters.openai_chat_to_messages(copy.deepcopy(base))
+    again = toolerr.adapters.openai_chat_to_messages(copy.deepcopy(base))
     assert all(a is b for a, b in zip(first, again, strict=True))  # reused: the layer's checkpoints apply
 
 
 def test_cache_reuses_responses_and_anthropic_objects() -> None:
     for convert, build in (
-        (toolerr.responses_to_messages, responses),
-        (toolerr.anthropic_to_messages, anthropic),
+        (toolerr.adapters.responses_to_messages, responses),
+        (toolerr.adapters.anthropic_to_messages, anthropic),
     ):
         first = convert(build())
         again = convert(build())
         assert all(a is b for a, b in zip(first, again, strict=True))
         assert all(a.tool_calls == b.tool_calls for a, b in zip(first, again, strict=True))
-    other = toolerr.responses_to_messages(responses("Error: other"))
+    other = toolerr.adapters.responses_to_messages(responses("Error: other"))
     assert other[-2].content == "Error: other"
 
 

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 import toolerr
 from edge_support import NOTE, RATE, dump
-from toolerr import GUIDANCE, rewrite_openai_chat, rewrite_wire
+from toolerr import rewrite_openai_chat, rewrite_wire
+from toolerr.adapters import GUIDANCE
 
 
 def legacy(result: str = RATE, text: str | None = None) -> list[dict[str, Any]]:
@@ -26,7 +27,7 @@ def legacy(result: str = RATE, text: str | None = None) -> list[dict[str, Any]]:
 
 
 def test_legacy_function_call_and_result_are_read_as_a_pair() -> None:
-    messages = toolerr.openai_chat_to_messages(legacy())
+    messages = toolerr.adapters.openai_chat_to_messages(legacy())
     assert [m.role for m in messages] == ["system", "user", "assistant", "tool"]
     (call,) = messages[2].tool_calls
     assert (call.id, call.name, call.arguments, call.raw_arguments) == (
@@ -96,11 +97,11 @@ def test_legacy_repeats_reach_the_ledger(form: str) -> None:
 
 
 def test_legacy_function_results_are_cached_by_name() -> None:
-    first = toolerr.openai_chat_to_messages(legacy())
+    first = toolerr.adapters.openai_chat_to_messages(legacy())
     other = legacy()
     other[3]["name"] = "list"
-    assert toolerr.openai_chat_to_messages(other)[3].name == "list"
+    assert toolerr.adapters.openai_chat_to_messages(other)[3].name == "list"
     other = legacy()
     other[2]["function_call"] = {"name": "list", "arguments": "{}"}
-    assert toolerr.openai_chat_to_messages(other)[2].tool_calls[0].name == "list"
-    assert toolerr.openai_chat_to_messages(legacy())[3] is first[3]
+    assert toolerr.adapters.openai_chat_to_messages(other)[2].tool_calls[0].name == "list"
+    assert toolerr.adapters.openai_chat_to_messages(legacy())[3] is first[3]

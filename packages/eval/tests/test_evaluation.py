@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from toolerr import Message, ToolErrorLayer, canonical_arguments, format_arguments, inspect_message
+from toolerr import Message, ToolErrorLayer, inspect_message
+from toolerr.adapters import canonical_arguments, format_arguments
 from toolerr_eval import (
     HARNESSES,
     Bootstrap,

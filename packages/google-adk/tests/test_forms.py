@@ -13,7 +13,8 @@ from google.adk.tools import load_artifacts
 from google.adk.tools.tool_context import ToolContext
 from google.genai import types
 from shared_support import CASES, FIXABLE, TRANSIENT, UNRECOVERABLE
-from toolerr import NOTE_PREFIX, DetectionRecord, render_abstract
+from toolerr import DetectionRecord
+from toolerr.adapters import NOTE_PREFIX, render_abstract
 from toolerr_google_adk import ToolErrorPlugin
 
 QUESTION = "What is the weather?"

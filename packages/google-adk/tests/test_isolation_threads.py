@@ -23,7 +23,7 @@ from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.adk.plugins.base_plugin import BasePlugin
 from test_forms import QUESTION
-from toolerr import GUIDANCE, NOTE_PREFIX
+from toolerr.adapters import GUIDANCE, NOTE_PREFIX
 from toolerr_google_adk import ToolErrorPlugin
 
 

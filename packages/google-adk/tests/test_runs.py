@@ -25,7 +25,8 @@ from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.runners import InMemoryRunner
 from shared_support import CASES, FIXABLE, MCP_FILES_SERVER, TRANSIENT, UNRECOVERABLE
 from test_forms import QUESTION, note, weather_tool
-from toolerr import NOTE_PREFIX, DetectionRecord, ToolLoopError
+from toolerr import DetectionRecord, ToolLoopError
+from toolerr.adapters import NOTE_PREFIX
 from toolerr_google_adk import ToolErrorPlugin
 
 

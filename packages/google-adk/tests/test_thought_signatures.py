@@ -27,7 +27,7 @@ from google.adk.agents import LlmAgent
 from google.adk.apps import App
 from google.adk.runners import InMemoryRunner
 from google.genai import types
-from toolerr import NOTE_PREFIX
+from toolerr.adapters import NOTE_PREFIX
 from toolerr_google_adk import ToolErrorPlugin
 
 QUESTION = "What is the weather?"

@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 from conftest import WEATHER_TOOLS, build_tokenizer
-from toolerr import GUIDANCE, Message, ToolCall, ToolErrorLayer, clean_text, content_text
+from toolerr import Message, ToolCall, ToolErrorLayer
+from toolerr.adapters import GUIDANCE, clean_text, content_text
 from toolerr_hf import LocalToolModel
 
 TOKEN = "<<HF_TEST_SPECIAL_18>>"

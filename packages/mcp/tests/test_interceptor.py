@@ -24,7 +24,7 @@ from toolerr_mcp._interceptor import run_key
 
 pytestmark = pytest.mark.anyio
 
-CHECK_FIRST = toolerr.GUIDANCE_CHECK_FIRST
+CHECK_FIRST = toolerr.adapters.GUIDANCE_CHECK_FIRST
 
 
 def call(name: str, args: dict[str, Any], call_id: str = "call_1") -> dict[str, Any]:
@@ -59,13 +59,13 @@ async def test_failures_become_error_messages_with_guidance() -> None:
         fixable = await by_name(tools, "convert").ainvoke(call("convert", {"value": 1, "unit": "kelvins"}))
         assert fixable.status == "error"
         assert servers.FIXABLE_TEXT in text_of(fixable)[0]
-        assert text_of(fixable)[-1] == toolerr.GUIDANCE["fixable"]
+        assert text_of(fixable)[-1] == toolerr.adapters.GUIDANCE["fixable"]
 
         # a JSON-RPC error would end the run without the interceptor
         rpc = await by_name(tools, "fail_rpc").ainvoke(call("fail_rpc", {"code": -32601}))
         assert rpc.status == "error"
         assert text_of(rpc)[0].startswith("MCP error -32601")
-        assert text_of(rpc)[-1] == toolerr.GUIDANCE["fixable"]
+        assert text_of(rpc)[-1] == toolerr.adapters.GUIDANCE["fixable"]
 
 
 async def test_without_the_interceptor_a_json_rpc_error_raises() -> None:
@@ -83,7 +83,7 @@ async def test_repeat_is_blocked_without_reaching_the_server() -> None:
         args = {"path": "/etc/passwd", "text": "x"}
         first = await write.ainvoke(call("write_file", args, "call_1"))
         second = await write.ainvoke(call("write_file", args, "call_1"))  # a reused id, too
-        assert text_of(first)[-1] == toolerr.GUIDANCE["unrecoverable"]
+        assert text_of(first)[-1] == toolerr.adapters.GUIDANCE["unrecoverable"]
         assert text_of(second)[0].startswith("Error: this call was not executed.")
         stats = await by_name(tools, "stats").ainvoke(call("stats", {}))
         assert json.loads(text_of(stats)[0])["write_file"] == 1
@@ -108,7 +108,7 @@ async def test_annotations_from_learned_tools_set_retry_safety() -> None:
         unsure_tools = await load_mcp_tools(session, tool_interceptors=[unsure])  # never learned
         result = await by_name(safe_tools, "slow").ainvoke(call("slow", {"seconds": 30}))
         assert result.status == "error"
-        assert text_of(result)[-1] == toolerr.GUIDANCE["transient"]
+        assert text_of(result)[-1] == toolerr.adapters.GUIDANCE["transient"]
         result = await by_name(unsure_tools, "slow").ainvoke(call("slow", {"seconds": 30}))
         assert text_of(result)[-1] == CHECK_FIRST
 
@@ -147,7 +147,7 @@ async def test_multi_server_client_over_stdio() -> None:
     interceptor.learn_tools(tools)
     result = await by_name(tools, "search").ainvoke(call("search", {"query": "q"}))
     assert result.status == "error"
-    assert text_of(result)[-1] == toolerr.GUIDANCE["transient"]
+    assert text_of(result)[-1] == toolerr.adapters.GUIDANCE["transient"]
     died = await by_name(tools, "die").ainvoke(call("die", {}))  # a new server process per call
     assert died.status == "error"
     assert text_of(died)[0].startswith("MCP error")
@@ -176,7 +176,7 @@ async def test_langchain_agent_sees_the_guidance() -> None:
     failed = second_call_input[-1]
     assert isinstance(failed, ToolMessage)
     assert failed.status == "error"
-    assert text_of(failed)[-1] == toolerr.GUIDANCE["fixable"]
+    assert text_of(failed)[-1] == toolerr.adapters.GUIDANCE["fixable"]
 
 
 # -- runs sharing one interceptor (issue 18) ---------------------------------------------

@@ -121,7 +121,7 @@ async def test_a_failure_is_annotated(tmp_path: Path) -> None:
         result = await session.call_tool("convert", {"value": 1, "unit": "kelvins"})
         assert compat.is_error(result)
         assert servers.FIXABLE_TEXT in texts(result)[0]
-        assert texts(result)[-1] == toolerr.GUIDANCE["fixable"]
+        assert texts(result)[-1] == toolerr.adapters.GUIDANCE["fixable"]
         info = meta(result)
         assert info["kind"] == "fixable"
         assert info["note"].startswith("Note from the tool runtime: the last attempt called convert")
@@ -160,7 +160,7 @@ async def test_call_timeout_never_hangs_the_client(tmp_path: Path) -> None:
         assert time.monotonic() - started < 10
         assert compat.is_error(result)
         assert meta(result)["kind"] == "transient"
-        assert texts(result)[-1] == toolerr.GUIDANCE["transient"]  # slow is read-only
+        assert texts(result)[-1] == toolerr.adapters.GUIDANCE["transient"]  # slow is read-only
         assert texts(await session.call_tool("echo", {"text": "still here"})) == ["still here"]
 
 
@@ -173,7 +173,7 @@ async def test_upstream_crash_and_recovery(tmp_path: Path) -> None:
         assert "closed the connection during the call" in texts(died)[0]
         assert meta(died)["kind"] == "transient"
         assert meta(died)["outcome"] == "unknown_outcome"  # it may have taken effect
-        assert texts(died)[-1] == toolerr.GUIDANCE_CHECK_FIRST
+        assert texts(died)[-1] == toolerr.adapters.GUIDANCE_CHECK_FIRST
         with anyio.fail_after(60):
             after = await session.call_tool("echo", {"text": "back"})
         assert texts(after) == ["back"]
@@ -203,7 +203,7 @@ async def test_upstream_that_cannot_start(tmp_path: Path) -> None:
             assert "test server: cannot start (missing configuration)" in text  # its last stderr lines
             assert "configuration problem" in text
             assert meta(result)["kind"] == "unrecoverable"
-            assert toolerr.GUIDANCE["unrecoverable"] in texts(result)[-1]
+            assert toolerr.adapters.GUIDANCE["unrecoverable"] in texts(result)[-1]
             assert "Retrying the same call is expected" not in " ".join(texts(result))
             assert "was not executed" not in text  # never blocked: the server is asked each time
     log = stderr.read_text()
@@ -359,7 +359,7 @@ async def test_a_failed_result_keeps_the_fields_the_sdk_does_not_know() -> None:
         "text": "Error: 503 Service Unavailable",
         "x-vendor": "kept",
     }
-    assert result["content"][1:] == [{"type": "text", "text": toolerr.GUIDANCE["transient"]}]
+    assert result["content"][1:] == [{"type": "text", "text": toolerr.adapters.GUIDANCE["transient"]}]
     assert result["isError"] is True
     assert result["_meta"]["vendor"] == 1 and result["_meta"][META_KEY]["kind"] == "transient"
 
@@ -371,7 +371,7 @@ async def test_a_failed_result_with_a_lone_surrogate_is_answered() -> None:
     result = await call_as_bytes("surrogate")
     assert result["isError"] is True
     assert result["content"][0]["text"] == "Error: 503 Service Unavailable \ud800"
-    assert result["content"][-1]["text"] == toolerr.GUIDANCE["transient"]
+    assert result["content"][-1]["text"] == toolerr.adapters.GUIDANCE["transient"]
 
 
 async def test_a_result_that_cannot_be_sent_annotated_passes_as_the_upstream_sent_it(

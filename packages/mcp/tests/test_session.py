@@ -17,7 +17,7 @@ from toolerr_mcp import _compat as compat
 
 pytestmark = pytest.mark.anyio
 
-CHECK_FIRST = toolerr.GUIDANCE_CHECK_FIRST
+CHECK_FIRST = toolerr.adapters.GUIDANCE_CHECK_FIRST
 
 
 class RecordingSession(ClientSession):
@@ -95,15 +95,15 @@ async def test_transient_tool_error_gets_retry_guidance(session: RecoveringSessi
     result = await session.call_tool("search", {"query": "mcp"})
     assert compat.is_error(result)
     assert servers.TRANSIENT_TEXT in texts(result)[0]
-    assert texts(result)[-1] == toolerr.GUIDANCE["transient"]
+    assert texts(result)[-1] == toolerr.adapters.GUIDANCE["transient"]
     info = meta(result)
     assert info["failed"] is True
     assert info["kind"] == "transient"
-    assert info["guidance"] == toolerr.GUIDANCE["transient"]
+    assert info["guidance"] == toolerr.adapters.GUIDANCE["transient"]
     assert info["note"].startswith(
         'Note from the tool runtime: the last attempt called search with query="mcp"'
     )
-    assert info["note"].endswith(toolerr.GUIDANCE["transient"])
+    assert info["note"].endswith(toolerr.adapters.GUIDANCE["transient"])
 
 
 async def test_fixable_tool_error(session: RecoveringSession) -> None:
@@ -111,13 +111,13 @@ async def test_fixable_tool_error(session: RecoveringSession) -> None:
     assert compat.is_error(result)
     assert len(result.content) == 2
     assert servers.FIXABLE_TEXT in texts(result)[0]
-    assert texts(result)[1] == toolerr.GUIDANCE["fixable"]
+    assert texts(result)[1] == toolerr.adapters.GUIDANCE["fixable"]
     assert meta(result)["kind"] == "fixable"
 
 
 async def test_unrecoverable_tool_error(session: RecoveringSession) -> None:
     result = await session.call_tool("write_file", {"path": "/etc/passwd", "text": "x"})
-    assert texts(result)[-1] == toolerr.GUIDANCE["unrecoverable"]
+    assert texts(result)[-1] == toolerr.adapters.GUIDANCE["unrecoverable"]
     assert meta(result)["kind"] == "unrecoverable"
 
 
@@ -137,7 +137,7 @@ async def test_invalid_arguments_are_fixable(session: RecoveringSession) -> None
     result = await session.call_tool("add", {"a": "x"})
     assert compat.is_error(result)
     assert meta(result)["kind"] == "fixable"
-    assert texts(result)[-1] == toolerr.GUIDANCE["fixable"]
+    assert texts(result)[-1] == toolerr.adapters.GUIDANCE["fixable"]
 
 
 async def test_unknown_tool_is_fixable(session: RecoveringSession) -> None:
@@ -153,7 +153,7 @@ async def test_json_rpc_errors_become_failed_results(session: RecoveringSession,
     assert compat.is_error(result)
     assert texts(result)[0].startswith(f"MCP error {code}: ")
     assert meta(result)["kind"] == "fixable"
-    assert texts(result)[-1] == toolerr.GUIDANCE["fixable"]
+    assert texts(result)[-1] == toolerr.adapters.GUIDANCE["fixable"]
 
 
 async def test_error_text_in_a_success_keeps_the_flag(session: RecoveringSession) -> None:
@@ -174,7 +174,7 @@ async def test_timeout_of_a_read_only_tool_invites_a_retry(session: RecoveringSe
     info = meta(result)
     assert info["kind"] == "transient"
     assert info["outcome"] == "unknown_outcome"
-    assert texts(result)[-1] == toolerr.GUIDANCE["transient"]
+    assert texts(result)[-1] == toolerr.adapters.GUIDANCE["transient"]
 
 
 async def test_timeout_of_a_write_says_check_first(session: RecoveringSession) -> None:
@@ -187,7 +187,7 @@ async def test_annotations_are_fetched_when_no_listing_was_seen() -> None:
     async with servers.connect(servers.make_server()) as inner:
         session = RecoveringSession(inner)  # list_tools never called
         result = await session.call_tool("slow", {"seconds": 30}, read_timeout_seconds=0.3)
-        assert texts(result)[-1] == toolerr.GUIDANCE["transient"]
+        assert texts(result)[-1] == toolerr.adapters.GUIDANCE["transient"]
 
 
 async def test_user_tool_safety_wins_over_annotations() -> None:
@@ -277,7 +277,7 @@ async def test_form_c0_classifies_without_changing_content() -> None:
         result = await session.call_tool("convert", {"value": 1, "unit": "kelvins"})
         assert len(result.content) == 1
         assert meta(result)["kind"] == "fixable"
-        assert meta(result)["note"].endswith(toolerr.GUIDANCE["fixable"])
+        assert meta(result)["note"].endswith(toolerr.adapters.GUIDANCE["fixable"])
 
 
 @pytest.mark.parametrize("form", ["c2", "c3", "c4", "abstract"])
@@ -350,7 +350,7 @@ async def test_async_context_manager_enters_the_session() -> None:
 async def test_huge_error_is_annotated_and_the_note_is_capped(session: RecoveringSession) -> None:
     result = await session.call_tool("huge_error", {"size": 1_000_000})
     assert len(texts(result)[0]) > 1_000_000  # the original content is kept
-    assert texts(result)[-1] == toolerr.GUIDANCE["fixable"]
+    assert texts(result)[-1] == toolerr.adapters.GUIDANCE["fixable"]
     assert len(meta(result)["note"]) < 3000
 
 
@@ -371,7 +371,7 @@ async def test_a_failure_told_in_structured_content_only(session: RecoveringSess
     assert compat.is_error(result)
     assert compat.structured_content(result) == {"error": servers.TRANSIENT_TEXT, "key": "k"}
     assert meta(result)["kind"] == "transient"
-    assert texts(result) == [toolerr.GUIDANCE["transient"]]
+    assert texts(result) == [toolerr.adapters.GUIDANCE["transient"]]
     assert servers.TRANSIENT_TEXT in meta(result)["note"]
 
 
@@ -466,7 +466,7 @@ async def test_wraps_the_2x_client_too() -> None:
         await client.list_tools()
         result = await client.call_tool("fail_rpc", {"code": -32602})
         assert compat.is_error(result)
-        assert texts(result)[-1] == toolerr.GUIDANCE["fixable"]
+        assert texts(result)[-1] == toolerr.adapters.GUIDANCE["fixable"]
         assert texts(await client.call_tool("echo", {"text": "ok"})) == ["ok"]
 
 

@@ -165,7 +165,7 @@ def test_any_input_round_trips_and_keeps_calls_paired(items: list[Any], form: st
 
 
 def test_a_grown_input_converts_to_the_same_messages_with_a_cache() -> None:
-    from toolerr import ConversionCache
+    from toolerr.adapters import ConversionCache
 
     cache = ConversionCache()
     first_items = [USER, SAY, CALL_A, CALL_B, OUT_A, OUT_B]
@@ -182,7 +182,8 @@ def test_a_grown_input_converts_to_the_same_messages_with_a_cache() -> None:
 
 
 def test_layer_replay_continues_from_the_previous_call_with_a_cache() -> None:
-    from toolerr import ConversionCache, Message, Verdict
+    from toolerr import Message, Verdict
+    from toolerr.adapters import ConversionCache
 
     class CountingLayer(ToolErrorLayer):
         """Counts the tool results inspected (the replay inspects each result it pairs)."""
@@ -213,7 +214,7 @@ def test_layer_replay_continues_from_the_previous_call_with_a_cache() -> None:
 
 
 def _pairs(messages: Any) -> list[Any]:
-    from toolerr import pair_results
+    from toolerr.adapters import pair_results
 
     return [
         result
@@ -225,7 +226,7 @@ def _pairs(messages: Any) -> list[Any]:
 
 
 def test_cached_conversions_key_every_field_the_conversion_reads() -> None:
-    from toolerr import ConversionCache
+    from toolerr.adapters import ConversionCache
 
     cache = ConversionCache()
 

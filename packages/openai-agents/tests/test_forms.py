@@ -11,7 +11,8 @@ import pytest
 from agents import Agent
 from oa_support import Tools, call, done, note, run_agent, scripted
 from shared_support import CASES, UNRECOVERABLE
-from toolerr import DetectionRecord, render_abstract
+from toolerr import DetectionRecord
+from toolerr.adapters import render_abstract
 from toolerr_openai_agents import ToolErrorRecovery
 
 USER = {"content": "Weather in {city}?", "role": "user"}

@@ -210,7 +210,7 @@ def test_a_trace_collected_while_the_trace_registry_is_locked_does_not_hang() ->
     import gc
 
     from agents.tracing.traces import NoOpTrace
-    from toolerr import ConversionCache
+    from toolerr.adapters import ConversionCache
     from toolerr_openai_agents import _recovery
 
     class CollectingLock:

@@ -17,7 +17,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
-from toolerr import NOTE_PREFIX
+from toolerr.adapters import NOTE_PREFIX
 
 Step = list[tuple[str, dict[str, Any], str]] | str
 """One scripted model turn: tool calls ``(name, args, call id)`` or a final text."""

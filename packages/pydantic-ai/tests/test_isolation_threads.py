@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from pa_support import Script, shown
 from pydantic_ai import Agent
-from toolerr import NOTE_PREFIX
+from toolerr.adapters import NOTE_PREFIX
 from toolerr_pydantic_ai import ToolErrors
 
 FAILING, FINE = "/etc/shadow", "/tmp/a"

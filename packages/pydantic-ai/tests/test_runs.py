@@ -14,7 +14,8 @@ from pydantic_ai import Agent, ModelRetry
 from pydantic_ai.exceptions import UnexpectedModelBehavior
 from pydantic_ai.messages import ToolReturn
 from pydantic_ai.models.test import TestModel
-from toolerr import NOTE_PREFIX, DetectionRecord, ToolLoopError
+from toolerr import DetectionRecord, ToolLoopError
+from toolerr.adapters import NOTE_PREFIX
 from toolerr_pydantic_ai import ToolErrors
 
 PERMISSION = "PermissionError: [Errno 13] Permission denied: '/etc/shadow'"

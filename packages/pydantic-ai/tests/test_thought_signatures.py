@@ -33,7 +33,7 @@ from pydantic_ai.models import ModelRequestParameters
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.google import GoogleModel
 from pydantic_ai.providers.google import GoogleProvider
-from toolerr import NOTE_PREFIX
+from toolerr.adapters import NOTE_PREFIX
 from toolerr_pydantic_ai import ToolErrors
 
 SIG_A = b"\x12\x0bsignature-A\x00\xff"

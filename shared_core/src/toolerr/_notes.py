@@ -48,7 +48,7 @@ LOOP_NOTE_SHAPES: tuple[str, ...] = (
     r"The last calls repeat a cycle \(",  # cycle
     r"[^\n]* keeps failing with [^\n]* even with changed arguments\.",  # the same error
 )
-"""The start of each reason :func:`~toolerr.decide_loop` gives a loop note (regular expressions,
+"""The start of each reason :func:`~toolerr.adapters.decide_loop` gives a loop note (regular expressions,
 after the note prefix): the core tells its own notes from a page that holds the prefix."""
 
 

@@ -15,15 +15,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal, get_args
 
-from toolerr import (
-    Message,
-    ToolErrorLayer,
+from toolerr import Message, ToolErrorLayer, inspect_message
+from toolerr.adapters import (
     ToolSafety,
     clean_text,
     content_text,
     find_decision_step,
     format_arguments,
-    inspect_message,
     pair_results,
 )
 from toolerr_hf import HermesFormat

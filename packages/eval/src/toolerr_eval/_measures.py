@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
-from toolerr import canonical_arguments, exact_arguments
+from toolerr.adapters import canonical_arguments, exact_arguments
 from toolerr_hf import HermesFormat, ParsedOutput
 
 from ._scenarios import Item, ItemKind

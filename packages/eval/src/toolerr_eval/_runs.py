@@ -7,14 +7,8 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from toolerr import (
-    Message,
-    ToolCall,
-    ToolErrorLayer,
-    ToolSafety,
-    canonical_arguments,
-    exact_arguments,
-)
+from toolerr import Message, ToolCall, ToolErrorLayer
+from toolerr.adapters import ToolSafety, canonical_arguments, exact_arguments
 
 from ._engine import Engine, Reply, Request
 from ._harnesses import build_view

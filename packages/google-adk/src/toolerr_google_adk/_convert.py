@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from google.genai import types
-from toolerr import Message, NoteParts, Role, ToolCall, content_text
+from toolerr import Message, ToolCall
+from toolerr.adapters import NoteParts, Role, content_text
 
 __all__ = ["CLIENT", "Conversation", "response_content", "to_conversation"]
 

@@ -28,17 +28,8 @@ from google.adk.models.llm_response import LlmResponse
 from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.tool_context import ToolContext
-from toolerr import (
-    DetectionRecord,
-    FailureLedger,
-    LRUCache,
-    Message,
-    Policy,
-    ToolErrorLayer,
-    ToolLoopError,
-    clean_text,
-    exception_text,
-)
+from toolerr import DetectionRecord, FailureLedger, Message, Policy, ToolErrorLayer, ToolLoopError
+from toolerr.adapters import LRUCache, clean_text, exception_text
 
 from ._convert import CLIENT, response_content, to_conversation
 

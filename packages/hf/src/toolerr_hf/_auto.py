@@ -12,7 +12,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from toolerr import PROFILES, FormSpec
+from toolerr import PROFILES
+from toolerr.adapters import FormSpec
 
 __all__ = ["SMALL_MODEL_IDS", "SMALL_MODEL_PARAMETERS", "auto_form", "model_parameters", "resolve_form"]
 

@@ -20,19 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import torch
-from toolerr import (
-    MEDIA_BLOCK_TYPES,
-    PROFILES,
-    DetectionRecord,
-    FailureLedger,
-    FormSpec,
-    Message,
-    SpecialTokens,
-    ToolCall,
-    ToolErrorLayer,
-    content_text,
-    remove_special_tokens,
-)
+from toolerr import PROFILES, DetectionRecord, FailureLedger, Message, ToolCall, ToolErrorLayer
+from toolerr.adapters import MEDIA_BLOCK_TYPES, FormSpec, SpecialTokens, content_text, remove_special_tokens
 from transformers import LogitsProcessorList, StoppingCriteria, StoppingCriteriaList
 
 from ._auto import resolve_form
@@ -255,7 +244,7 @@ class LocalToolModel:
 
     def clean(self, text: str) -> str:
         """``text`` as the prompt shows it: without the special tokens of the common model
-        families and of this tokenizer (:func:`toolerr.remove_special_tokens` with
+        families and of this tokenizer (:func:`toolerr.adapters.remove_special_tokens` with
         :attr:`special_tokens`), otherwise unchanged. Fails open (logged)."""
         try:
             return remove_special_tokens(text, self.special_tokens)
@@ -549,7 +538,7 @@ def _without_cut_repeats(parsed: ParsedOutput, banned: Sequence[str]) -> ParsedO
 
 
 def prompt_text(content: Any) -> str:
-    """A message's content as a text model's prompt shows it: :func:`toolerr.content_text`,
+    """A message's content as a text model's prompt shows it: :func:`toolerr.adapters.content_text`,
     but a media block (an image, a sound, a file: ``toolerr``'s media block types) is named
     in brackets (``[image_url]``), not pasted as its payload (base64 a text model cannot read,
     which would fill its context)."""
@@ -573,7 +562,7 @@ def _tool_name(tool: ToolSpec) -> Any:
 
 
 def tokenizer_special_tokens(tokenizer: Any) -> SpecialTokens:
-    """A tokenizer's own special tokens and added tokens, as a :class:`toolerr.SpecialTokens`
+    """A tokenizer's own special tokens and added tokens, as a :class:`toolerr.adapters.SpecialTokens`
     (for this tokenizer only: nothing is registered process-wide)."""
     tokens: set[str] = set()
     try:

@@ -24,8 +24,9 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import torch
-from toolerr import BanCursor, FailedCall, FailureLedger, StringBan
+from toolerr import FailedCall, FailureLedger, StringBan
 from toolerr._json_text import canonical_json_text
+from toolerr.adapters import BanCursor
 from transformers import LogitsProcessor
 
 from ._format import HermesFormat

@@ -21,7 +21,8 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
         "toolerr_hf.ChatLocalModel needs LangChain: pip install 'toolerr-hf[langchain]'"
     ) from exc
 from pydantic import ConfigDict, Field, model_validator
-from toolerr import FailedCall, FailureLedger, Message, ToolCall, content_text
+from toolerr import FailedCall, FailureLedger, Message, ToolCall
+from toolerr.adapters import content_text
 
 from ._backend import Generation, LocalToolModel
 

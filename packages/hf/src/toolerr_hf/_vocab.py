@@ -24,7 +24,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
-from toolerr import PreparedVocabulary
+from toolerr.adapters import PreparedVocabulary
 
 logger = logging.getLogger("toolerr")
 
@@ -111,7 +111,7 @@ class TokenTexts:
 
     @property
     def prepared(self) -> PreparedVocabulary:
-        """The vocabulary as the core's :class:`toolerr.PreparedVocabulary` (built once)."""
+        """The vocabulary as the core's :class:`toolerr.adapters.PreparedVocabulary` (built once)."""
         prepared = self._prepared
         if prepared is None:
             with self._prepared_lock:

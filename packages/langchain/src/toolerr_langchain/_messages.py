@@ -25,7 +25,8 @@ from langchain_core.messages import (
 )
 from langgraph.config import get_config
 from langgraph.runtime import get_runtime
-from toolerr import FailureLedger, LRUCache, Message, Role, ToolCall, ToolErrorLayer, Verdict
+from toolerr import FailureLedger, Message, ToolCall, ToolErrorLayer, Verdict
+from toolerr.adapters import LRUCache, Role
 
 CLIENT = "langchain"
 """The client name toolerr uses for LangChain / LangGraph templates."""

@@ -17,14 +17,8 @@ from langchain.agents.middleware.types import (
 )
 from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.errors import GraphBubbleUp
-from toolerr import (
-    DetectionRecord,
-    LRUCache,
-    Policy,
-    ToolErrorLayer,
-    ToolLoopError,
-    safety_from_annotations,
-)
+from toolerr import DetectionRecord, Policy, ToolErrorLayer, ToolLoopError
+from toolerr.adapters import LRUCache, safety_from_annotations
 
 from ._messages import (
     CLIENT,
@@ -42,7 +36,8 @@ if TYPE_CHECKING:
     from langchain_core.messages import ContentBlock
     from langchain_core.tools import BaseTool
     from langgraph.types import Command
-    from toolerr import PolicyOptions, ToolSafety
+    from toolerr import PolicyOptions
+    from toolerr.adapters import ToolSafety
     from typing_extensions import Unpack
 
     OnError = Callable[[Exception, ToolCallRequest], "str | list[ContentBlock] | None"]

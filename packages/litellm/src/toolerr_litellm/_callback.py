@@ -214,7 +214,7 @@ class ToolErrorCallback(CustomLogger):
         metadata[METADATA_KEY] = {
             "wire": wire,
             "form": policy.form,
-            "client": toolerr.normalise_client(client),
+            "client": toolerr.adapters.normalise_client(client),
             "changed": result.changed,
             "error": result.error,
             "records": [

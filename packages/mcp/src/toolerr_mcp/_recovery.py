@@ -30,14 +30,8 @@ from typing import Any
 
 import anyio
 from pydantic import ValidationError
-from toolerr import (
-    DetectionRecord,
-    LoopDecision,
-    Policy,
-    ToolErrorLayer,
-    Verdict,
-    safety_from_annotations,
-)
+from toolerr import DetectionRecord, Policy, ToolErrorLayer, Verdict
+from toolerr.adapters import LoopDecision, safety_from_annotations
 
 from . import _compat
 

@@ -18,7 +18,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolerr import ConversionCache, Message, ToolCall
+from toolerr import Message, ToolCall
+from toolerr.adapters import ConversionCache
 
 CLIENT = "openai-agents"
 _NO_CACHE = ConversionCache(0)

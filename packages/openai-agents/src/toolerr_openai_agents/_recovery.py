@@ -28,19 +28,8 @@ from agents.run_context import RunContextWrapper
 from agents.tool import ToolErrorFunction, default_tool_error_function
 from agents.tool_context import ToolContext
 from agents.tool_guardrails import ToolGuardrailFunctionOutput, ToolInputGuardrail, ToolInputGuardrailData
-from toolerr import (
-    ConversationRun,
-    ConversionCache,
-    DetectionRecord,
-    FailureLedger,
-    Message,
-    Policy,
-    ToolCall,
-    ToolErrorLayer,
-    ToolLoopError,
-    clean_text,
-    exception_text,
-)
+from toolerr import DetectionRecord, FailureLedger, Message, Policy, ToolCall, ToolErrorLayer, ToolLoopError
+from toolerr.adapters import ConversationRun, ConversionCache, clean_text, exception_text
 
 from ._convert import CLIENT, to_conversation
 

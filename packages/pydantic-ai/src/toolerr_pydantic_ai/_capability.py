@@ -39,20 +39,8 @@ from pydantic_ai.exceptions import ModelRetry, ToolFailed, ToolRetryError, Unexp
 from pydantic_ai.messages import ToolCallPart, ToolReturnPart
 from pydantic_ai.models import ModelRequestContext
 from pydantic_ai.tools import RunContext, ToolDefinition
-from toolerr import (
-    DetectionRecord,
-    FailureLedger,
-    LRUCache,
-    Message,
-    Policy,
-    ToolErrorLayer,
-    ToolLoopError,
-    ToolSafety,
-    Verdict,
-    clean_text,
-    exception_text,
-    safety_from_annotations,
-)
+from toolerr import DetectionRecord, FailureLedger, Message, Policy, ToolErrorLayer, ToolLoopError, Verdict
+from toolerr.adapters import LRUCache, ToolSafety, clean_text, exception_text, safety_from_annotations
 
 from ._convert import CLIENT, MessageCache, call_of, to_conversation, tool_return_text
 

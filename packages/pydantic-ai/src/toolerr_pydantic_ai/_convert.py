@@ -38,7 +38,8 @@ from pydantic_ai.messages import (
     ToolReturnPart,
     UserPromptPart,
 )
-from toolerr import Message, NoteParts, ToolCall
+from toolerr import Message, ToolCall
+from toolerr.adapters import NoteParts
 
 CLIENT = "generic"
 

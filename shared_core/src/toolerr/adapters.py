@@ -1,0 +1,120 @@
+"""The namespace for adapter authors: what an adapter needs from the core and a user does not.
+
+``toolerr``'s own ``__all__`` is the user's API (the layer, the policy, the neutral
+conversation, the records, the wire rewrites, profiles). An adapter (``toolerr_langchain``,
+``toolerr_openai_agents``, ``toolerr_mcp``, ...) imports those from ``toolerr`` and
+everything else it needs from here::
+
+    from toolerr import Message, Policy, ToolErrorLayer
+    from toolerr.adapters import ConversionCache, LRUCache, exception_text
+
+The groups below:
+
+- the neutral conversation's parts and literal types (``Role``, ``Kind``, ``Form``, ...,
+  ``content_text``, ``parse_arguments``, ``MEDIA_BLOCK_TYPES``, ``CLIENTS``);
+- detection and the failure text (``detect_failure``, ``normalise_client``,
+  ``exception_text``, ``records_of``);
+- the policy's parts (``POLICY_OPTIONS``, ``FormSpec``, ``ProfileSpec``,
+  ``resolve_forms``, ``safety_from_annotations``, ``PROFILE_FORMAT``);
+- forms and the decision step (``find_decision_step``, ``DecisionStep``,
+  ``pair_results``, ``ExchangeResult``);
+- notes and text hygiene (``NOTE_PREFIX``, ``GUIDANCE``, ``GUIDANCE_CHECK_FIRST``,
+  ``NoteParts``, ``guidance_for``, ``render_note``, ``render_abstract``,
+  ``format_arguments``, ``clean_text``, the special-token registry);
+- repeats and loops (``canonical_arguments``, ``exact_arguments``, ``RepeatReport``,
+  ``LoopDecision``, ``decide_loop``);
+- runs and caches (``ConversationRun``, ``ConversionCache``, ``LRUCache``);
+- the wire formats' conversions (``WIRE_FORMATS``, ``openai_chat_to_messages``,
+  ``anthropic_to_messages``, ``responses_to_messages``);
+- the decoder side of the string ban (``BanCursor``, ``PreparedVocabulary``).
+
+Each name here was also in ``toolerr`` before; reading it from ``toolerr`` still works
+for one release and warns (``DeprecationWarning``) with its place here.
+"""
+
+from __future__ import annotations
+
+from ._ban import BanCursor, PreparedVocabulary
+from ._canonical import canonical_arguments, exact_arguments
+from ._detect import detect_failure, normalise_client
+from ._forms import DecisionStep, ExchangeResult, find_decision_step, pair_results
+from ._hygiene import SpecialTokens, clean_text, register_special_tokens, remove_special_tokens
+from ._layer import exception_text, records_of
+from ._ledger import RepeatReport
+from ._loop import LoopDecision, decide_loop
+from ._lru import LRUCache
+from ._notes import GUIDANCE, GUIDANCE_CHECK_FIRST, NOTE_PREFIX, NoteParts
+from ._policy import POLICY_OPTIONS, FormSpec, ProfileSpec, resolve_forms, safety_from_annotations
+from ._profile_file import PROFILE_FORMAT
+from ._render import format_arguments, guidance_for, render_abstract, render_note
+from ._reuse import ConversionCache
+from ._runs import ConversationRun
+from ._types import (
+    CLIENTS,
+    MEDIA_BLOCK_TYPES,
+    Form,
+    Kind,
+    LoopAction,
+    Outcome,
+    Role,
+    ToolSafety,
+    content_text,
+    parse_arguments,
+)
+from ._wire import WIRE_FORMATS
+from ._wire_anthropic import anthropic_to_messages
+from ._wire_chat import openai_chat_to_messages
+from ._wire_responses import responses_to_messages
+
+__all__ = [
+    "CLIENTS",
+    "GUIDANCE",
+    "GUIDANCE_CHECK_FIRST",
+    "MEDIA_BLOCK_TYPES",
+    "NOTE_PREFIX",
+    "POLICY_OPTIONS",
+    "PROFILE_FORMAT",
+    "WIRE_FORMATS",
+    "BanCursor",
+    "ConversationRun",
+    "ConversionCache",
+    "DecisionStep",
+    "ExchangeResult",
+    "Form",
+    "FormSpec",
+    "Kind",
+    "LRUCache",
+    "LoopAction",
+    "LoopDecision",
+    "NoteParts",
+    "Outcome",
+    "PreparedVocabulary",
+    "ProfileSpec",
+    "RepeatReport",
+    "Role",
+    "SpecialTokens",
+    "ToolSafety",
+    "anthropic_to_messages",
+    "canonical_arguments",
+    "clean_text",
+    "content_text",
+    "decide_loop",
+    "detect_failure",
+    "exact_arguments",
+    "exception_text",
+    "find_decision_step",
+    "format_arguments",
+    "guidance_for",
+    "normalise_client",
+    "openai_chat_to_messages",
+    "pair_results",
+    "parse_arguments",
+    "records_of",
+    "register_special_tokens",
+    "remove_special_tokens",
+    "render_abstract",
+    "render_note",
+    "resolve_forms",
+    "responses_to_messages",
+    "safety_from_annotations",
+]
