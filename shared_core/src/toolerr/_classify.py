@@ -29,8 +29,8 @@ from typing import Any, NamedTuple
 
 from . import _rules as R
 from ._detect import Detection, analyse
-from ._exceptions import ExceptionFacts, Link, lookup_name, parse_retry_after, read_exception, safe_getattr
-from ._failopen import log_swallowed
+from ._exceptions import ExceptionFacts, Link, lookup_name, parse_retry_after, read_exception
+from ._failopen import log_swallowed, safe_getattr
 from ._render import is_c1_suffix, strip_c1_suffix
 from ._scanner import Entry as _Entry
 from ._scanner import Marker as _Marker

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import _rules as R
-from ._failopen import log_swallowed
+from ._failopen import log_swallowed, safe_getattr
 from ._protocol_codes import protocol_codes
 
 _BY_NAME: dict[str, tuple[R.ExceptionRule, ...]] = {}
@@ -60,15 +60,6 @@ class ExceptionFacts:
 
     links: list[Link] = field(default_factory=list)
     retry_after: float | None = None
-
-
-def safe_getattr(obj: Any, name: str) -> Any:
-    """``getattr(obj, name, None)`` that never raises."""
-    try:
-        return getattr(obj, name, None)
-    except Exception:  # noqa: BLE001 - a property that raises must not break detection
-        log_swallowed(f"reading attribute {name!r} of a {type(obj).__name__}", logging.DEBUG)
-        return None
 
 
 def _safe_get(mapping: Any, key: str) -> Any:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import sys
 import threading
+from typing import Any
 
 logger = logging.getLogger("toolerr")
 
@@ -60,3 +61,12 @@ def forget_causes() -> None:
     """Forget the causes already logged (tests use it to see each log record again)."""
     with _lock:
         _seen.clear()
+
+
+def safe_getattr(obj: Any, name: str) -> Any:
+    """``getattr(obj, name, None)`` that never raises."""
+    try:
+        return getattr(obj, name, None)
+    except Exception:  # noqa: BLE001 - a property that raises must not break detection
+        log_swallowed(f"reading attribute {name!r} of a {type(obj).__name__}", logging.DEBUG)
+        return None

@@ -4,22 +4,12 @@ ftplib's reply line, websockets' close frames. Never read as HTTP statuses."""
 
 from __future__ import annotations
 
-import logging
 import re
 from collections.abc import Mapping
 from typing import Any
 
 from . import _rules as R
-from ._failopen import log_swallowed
-
-
-def _get(obj: Any, name: str) -> Any:
-    try:
-        return getattr(obj, name, None)
-    except Exception:  # noqa: BLE001 - a property that raises must not break detection
-        log_swallowed(f"reading attribute {name!r} of a {type(obj).__name__}", logging.DEBUG)
-        return None
-
+from ._failopen import safe_getattr as _get
 
 _ENHANCED = re.compile(rb"^\s*([245])\.(\d{1,3})\.(\d{1,3})\b")
 
