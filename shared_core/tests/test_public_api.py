@@ -116,6 +116,9 @@ ADAPTER_NAMES = [
     "safety_from_annotations",
 ]
 
+# The adapter kit: new in toolerr.adapters (never in toolerr).
+KIT_NAMES = ["Blocked", "Failure", "Layers", "RunSnapshot", "fail_open", "failure_of", "guard_call"]
+
 
 def test_all_names_exist_once() -> None:
     assert len(set(toolerr.__all__)) == len(toolerr.__all__)
@@ -149,7 +152,7 @@ def test_toolerr_all_is_the_users_api() -> None:
 
 
 def test_adapters_all_is_what_adapters_need() -> None:
-    assert sorted(toolerr.adapters.__all__) == sorted(ADAPTER_NAMES)
+    assert sorted(toolerr.adapters.__all__) == sorted(ADAPTER_NAMES + KIT_NAMES)
     assert len(set(toolerr.adapters.__all__)) == len(toolerr.adapters.__all__)
     for name in toolerr.adapters.__all__:
         assert name in vars(toolerr.adapters), name

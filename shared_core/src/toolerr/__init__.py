@@ -19,7 +19,7 @@ from __future__ import annotations
 import warnings as _warnings
 from typing import Any as _Any
 
-from . import adapters
+from . import _kit, adapters
 from ._ban import StringBan
 from ._classify import inspect_message, inspect_result
 from ._layer import ToolErrorLayer, rewrite
@@ -73,7 +73,7 @@ __all__ = [
     "save_profile",
 ]
 
-_MOVED = frozenset(adapters.__all__)
+_MOVED = frozenset(adapters.__all__) - frozenset(_kit.__all__)  # the kit was never here
 
 
 def __getattr__(name: str) -> _Any:

@@ -21,7 +21,13 @@ _seen: set[tuple[str, str, str, int]] = set()
 _lock = threading.Lock()
 
 
-def log_swallowed(where: str, level: int = logging.WARNING) -> None:
+def log_swallowed(
+    where: str,
+    level: int = logging.WARNING,
+    *,
+    then: str = "ignored, the input passes unchanged",
+    exc: BaseException | None = None,
+) -> None:
     """Log the exception being handled (call it inside ``except``), once per cause.
 
     WARNING (the default) for toolerr's own catch-alls: an internal error that fail-open
@@ -48,10 +54,11 @@ def log_swallowed(where: str, level: int = logging.WARNING) -> None:
             _seen.add(key)
         logger.log(
             level,
-            "toolerr: %s raised %s; ignored, the input passes unchanged (logged once per cause)",
+            "toolerr: %s failed (%s); %s (logged once per cause)",
             where,
             name,
-            exc_info=True,
+            then,
+            exc_info=(type(exc), exc, exc.__traceback__),
         )
     except Exception:  # noqa: BLE001 - logging itself failed (a hostile exception): nothing left to do
         pass

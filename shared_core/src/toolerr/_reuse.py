@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from ._types import Message
 
 _M = TypeVar("_M", bound=Message)
+_T = TypeVar("_T")
 
 
 class ConversionCache:
@@ -25,6 +27,7 @@ class ConversionCache:
     def __init__(self, size: int = 8192) -> None:
         self._size = size
         self._items: dict[Any, Message] = {}
+        self._objects: dict[int, tuple[weakref.ref[Any], Any]] = {}
 
     def get(self, key: tuple[Any, ...], make: Callable[..., _M], *args: Any) -> _M:
         """The message converted for ``key`` (mappings and lists in it count by their
@@ -44,8 +47,38 @@ class ConversionCache:
         message = self._items[parts] = make(*args)
         return message
 
+    def get_object(
+        self, obj: Any, make: Callable[[Any], _T], valid: Callable[[Any, _T], bool] | None = None
+    ) -> _T:
+        """What ``make(obj)`` made for this very object (by identity, while it lives and
+        ``valid(obj, made)`` holds), else ``make(obj)``, kept for the next call: for a
+        framework whose conversation is a list of live message objects. Objects are held
+        weakly (one that cannot be is converted every time); bounded like :meth:`get`."""
+        key = id(obj)
+        entry = self._objects.get(key)
+        if entry is not None and entry[0]() is obj and (valid is None or valid(obj, entry[1])):
+            return entry[1]  # type: ignore[no-any-return]  # made by make, of its type
+        made = make(obj)
+        if not self._size:
+            return made
+        objects = self._objects
+
+        def forget(ref: weakref.ref[Any]) -> None:
+            current = objects.get(key)
+            if current is not None and current[0] is ref:
+                del objects[key]
+
+        try:
+            ref = weakref.ref(obj, forget)
+        except TypeError:
+            return made
+        if len(objects) >= self._size:
+            objects.clear()
+        objects[key] = (ref, made)
+        return made
+
     def __len__(self) -> int:
-        return len(self._items)
+        return len(self._items) + len(self._objects)
 
 
 _SCALARS = frozenset({int, float, bool, type(None)})

@@ -144,8 +144,8 @@ class RunScopes:
             entry = self._objects.get(id(run))
             if entry is not None and entry[0]() is run:
                 return entry[1]
-            if not create:
-                return None
+            if not create:  # an object without weak references is kept by itself
+                return self._keys.touch(run) if isinstance(run, Hashable) else None
             key = id(run)
 
             def forget(_ref: weakref.ref[Any], key: int = key) -> None:

@@ -8,7 +8,14 @@ everything else it needs from here::
     from toolerr import Message, Policy, ToolErrorLayer
     from toolerr.adapters import ConversionCache, LRUCache, exception_text
 
-The groups below:
+The kit (``_kit``): the workflow every adapter shares, written once: ``fail_open`` (the
+one way an adapter swallows its own error), ``failure_of`` (an exception to its shown text
+and verdict), ``guard_call`` (the loop check before a tool runs, ``Blocked``),
+``RunSnapshot`` (a run's latest conversation and its lazily built ledger) and ``Layers``
+(the layer per policy and declared tool safety). ``docs/ARCHITECTURE.md`` maps each
+framework's hooks to them.
+
+The other groups:
 
 - the neutral conversation's parts and literal types (``Role``, ``Kind``, ``Form``, ...,
   ``content_text``, ``parse_arguments``, ``MEDIA_BLOCK_TYPES``, ``CLIENTS``);
@@ -23,7 +30,8 @@ The groups below:
   ``format_arguments``, ``clean_text``, the special-token registry);
 - repeats and loops (``canonical_arguments``, ``exact_arguments``, ``RepeatReport``,
   ``LoopDecision``, ``decide_loop``);
-- runs and caches (``ConversationRun``, ``ConversionCache``, ``LRUCache``);
+- runs and caches (``ConversationRun``, ``ConversionCache``: by content or by object,
+  ``LRUCache``);
 - the wire formats' conversions (``WIRE_FORMATS``, ``openai_chat_to_messages``,
   ``anthropic_to_messages``, ``responses_to_messages``);
 - the decoder side of the string ban (``BanCursor``, ``PreparedVocabulary``).
@@ -39,6 +47,7 @@ from ._canonical import canonical_arguments, exact_arguments
 from ._detect import detect_failure, normalise_client
 from ._forms import DecisionStep, ExchangeResult, find_decision_step, pair_results
 from ._hygiene import SpecialTokens, clean_text, register_special_tokens, remove_special_tokens
+from ._kit import Blocked, Failure, Layers, RunSnapshot, fail_open, failure_of, guard_call
 from ._layer import exception_text, records_of
 from ._ledger import RepeatReport
 from ._loop import LoopDecision, decide_loop
@@ -76,14 +85,17 @@ __all__ = [
     "PROFILE_FORMAT",
     "WIRE_FORMATS",
     "BanCursor",
+    "Blocked",
     "ConversationRun",
     "ConversionCache",
     "DecisionStep",
     "ExchangeResult",
+    "Failure",
     "Form",
     "FormSpec",
     "Kind",
     "LRUCache",
+    "Layers",
     "LoopAction",
     "LoopDecision",
     "NoteParts",
@@ -92,6 +104,7 @@ __all__ = [
     "ProfileSpec",
     "RepeatReport",
     "Role",
+    "RunSnapshot",
     "SpecialTokens",
     "ToolSafety",
     "anthropic_to_messages",
@@ -102,8 +115,11 @@ __all__ = [
     "detect_failure",
     "exact_arguments",
     "exception_text",
+    "fail_open",
+    "failure_of",
     "find_decision_step",
     "format_arguments",
+    "guard_call",
     "guidance_for",
     "normalise_client",
     "openai_chat_to_messages",

@@ -1,0 +1,227 @@
+"""The adapter kit: the workflow every framework adapter shares, written once.
+
+An adapter maps its framework's hooks to these calls (``docs/ARCHITECTURE.md`` has the
+recipe):
+
+- :class:`fail_open`: the one way an adapter swallows its own error (a WARNING on logger
+  ``toolerr``, once per cause; :class:`~toolerr.ToolLoopError` always leaves);
+- :func:`failure_of`: a tool's exception to the text the model is shown and its verdict,
+  rendered once and classified once, from the object;
+- :func:`guard_call`: before a tool runs, the loop check, the runtime answer for a
+  blocked repeat and its remembered verdict;
+- :class:`RunSnapshot`: the conversation of a run's latest model call, its run scope and
+  the failed-call ledger built from it on first use (thread- and task-safe);
+- :class:`Layers`: the layer for a policy and the tool safety a request's own tools
+  declare, derived from the adapter's layer and kept (bounded).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from types import TracebackType
+from typing import Any
+
+from ._failopen import log_swallowed
+from ._hygiene import clean_text
+from ._layer import ToolErrorLayer, exception_text
+from ._ledger import FailureLedger
+from ._loop import LoopDecision, ToolLoopError
+from ._lru import LRUCache
+from ._policy import Policy
+from ._types import Message, ToolSafety, Verdict
+
+__all__ = ["Blocked", "Failure", "Layers", "RunSnapshot", "fail_open", "failure_of", "guard_call"]
+
+
+class fail_open:
+    """Run a block; an exception of toolerr's own is logged and swallowed, so that the
+    user's agent goes on as without toolerr::
+
+        with fail_open("rewriting the model request") as guard:
+            return rewritten(request)
+        return request  # reached only when the block failed (``guard.failed``)
+
+    The log line is a WARNING on logger ``toolerr`` with the traceback, once per cause
+    (``toolerr: {where} failed ({Type}); {then}``). :class:`~toolerr.ToolLoopError` (loop
+    action ``stop``), exceptions that are not ``Exception`` (cancellation, exit) and the
+    ``reraise`` types leave unchanged.
+    """
+
+    __slots__ = ("error", "reraise", "then", "where")
+
+    def __init__(
+        self,
+        where: str,
+        then: str = "it passes unchanged",
+        *,
+        reraise: tuple[type[BaseException], ...] = (),
+    ) -> None:
+        self.where = where
+        self.then = then
+        self.reraise = reraise
+        self.error: BaseException | None = None
+        """The exception swallowed (``None``: the block ran to its end or returned)."""
+
+    @property
+    def failed(self) -> bool:
+        return self.error is not None
+
+    def __enter__(self) -> fail_open:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
+    ) -> bool:
+        if error is None or not isinstance(error, Exception):
+            return False
+        if isinstance(error, (ToolLoopError, *self.reraise)):
+            return False
+        self.error = error
+        log_swallowed(self.where, then=self.then, exc=error)
+        return True
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Failure:
+    """A tool's exception as the model is shown it, and its classification."""
+
+    text: str
+    """``Type: message``, cleaned and capped at the policy's ``max_error_chars``."""
+    verdict: Verdict
+    """Classified from the exception object (the strongest evidence) and that text."""
+
+
+def failure_of(layer: ToolErrorLayer, error: BaseException, *, tool: str | None = None) -> Failure:
+    """The shown text and the verdict of a tool's exception: rendered once
+    (:func:`~toolerr.adapters.exception_text`), classified once, from the object.
+    Raises what classification raises: call it inside :class:`fail_open`."""
+    text = exception_text(error)
+    verdict = layer.inspect_exception(error, text=text, tool=tool)
+    return Failure(clean_text(text, layer.policy.max_error_chars), verdict)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Blocked:
+    """The runtime answer for a repeat of a failed call that the policy keeps from running."""
+
+    text: str
+    """``Error: this call was not executed. ...`` (never quotes the call's arguments)."""
+    verdict: Verdict
+    """The failure it repeats, remembered for the answer in the run scope."""
+    decision: LoopDecision
+
+
+def guard_call(
+    layer: ToolErrorLayer,
+    name: str,
+    arguments: Any,
+    call_id: str | None,
+    *,
+    raw: str | None = None,
+    ledger: FailureLedger | Callable[[], FailureLedger | None] | None = None,
+    messages: Sequence[Message] | None = None,
+    run: object | None = None,
+    shown: Callable[[str], Any] | None = None,
+) -> Blocked | None:
+    """Before a tool call runs: ``None`` to run it, or the :class:`Blocked` answer that
+    replaces it (loop action ``block``). Raises :class:`~toolerr.ToolLoopError` for loop
+    action ``stop``; with loop action ``note`` nothing is checked.
+
+    The run's earlier calls come from ``ledger`` (or a function that builds it: it is only
+    called when there is something to check), else ``messages`` (the conversation so far),
+    else the ledger :meth:`~toolerr.ToolErrorLayer.deliver_result` keeps for ``run``. The
+    answer's verdict is remembered in ``run`` for its text and, when the framework shows
+    the model another content for it (a JSON payload), for ``shown(text)`` too. Fails open:
+    an internal error lets the call run (logged).
+    """
+    if layer.policy.loop_action == "note":
+        return None
+    with fail_open(f"checking a call to {name!r} for repeats", "the call runs"):
+        given = ledger() if callable(ledger) else ledger
+        if given is None and ledger is not None:
+            return None  # no conversation yet: nothing to repeat
+        decision = layer.check_call(name, arguments, raw=raw, messages=messages, ledger=given, run=run)
+        if decision.action != "block":
+            return None
+        text = layer.blocked_result(call_id, decision, run=run)
+        verdict = layer.recall(call_id, text, run=run)
+        if verdict is None:  # no call id: the verdict blocked_result would keep
+            verdict = blocked_verdict(decision)
+        if shown is not None and call_id is not None:
+            layer.remember(call_id, verdict, shown(text), run=run)
+        return Blocked(text, verdict, decision)
+    return None
+
+
+def blocked_verdict(decision: LoopDecision) -> Verdict:
+    """The verdict of a blocked repeat: the kind and family of the failure it repeats."""
+    previous = decision.report.previous
+    return Verdict(
+        failed=True,
+        kind=previous.kind if previous is not None else "fixable",
+        rule="ledger:blocked-repeat",
+        detection="toolerr:blocked",
+        family=previous.family if previous is not None else None,
+    )
+
+
+class RunSnapshot:
+    """The neutral conversation of one run's latest model call, its run scope, and the
+    failed-call ledger built from it on first use (once, under a lock: the tools of one
+    step may check it from several threads or tasks at once).
+
+    A placement that checks a tool call against the conversation (a tool guardrail, a
+    before-tool callback) keeps the snapshot its model-input hook made for the run (in a
+    ``ContextVar``, the framework's per-run object, or :class:`Layers`' owner's map).
+    """
+
+    __slots__ = ("__weakref__", "_ledger", "_lock", "layer", "messages", "run")
+
+    def __init__(self, layer: ToolErrorLayer, messages: Sequence[Message], run: object | None = None) -> None:
+        self.layer = layer
+        self.messages = messages
+        self.run = run
+        self._ledger: FailureLedger | None = None
+        self._lock = threading.Lock()
+
+    def ledger(self) -> FailureLedger:
+        """The failed-call ledger of the conversation (built once)."""
+        with self._lock:
+            if self._ledger is None:
+                self._ledger = self.layer.replay(self.messages, run=self.run)[0]
+            return self._ledger
+
+
+class Layers:
+    """The layers of one adapter: its own, and one per (policy, declared tool safety),
+    derived from it and kept (the latest ``size``). A derived layer has the adapter's
+    ``on_record``; a declared safety never overrides the user's explicit ``tool_safety``,
+    and is never merged into the adapter's policy (agents that share the adapter may each
+    have a tool of one name)."""
+
+    __slots__ = ("_kept", "_lock", "layer")
+
+    def __init__(self, layer: ToolErrorLayer, size: int = 64) -> None:
+        self.layer = layer
+        self._kept: LRUCache[Hashable, tuple[Policy, Any, ToolErrorLayer]] = LRUCache(size)
+        self._lock = threading.Lock()
+
+    def get(
+        self, policy: Policy | None = None, safety: Mapping[str, ToolSafety] | None = None
+    ) -> ToolErrorLayer:
+        """The layer for ``policy`` (default: the adapter layer's) with ``safety``."""
+        base = self.layer
+        if (policy is None or policy is base.policy) and not safety:
+            return base
+        chosen = base.policy if policy is None else policy
+        key = (repr(chosen), frozenset(safety.items()) if safety else None)
+        with self._lock:
+            kept = self._kept.get(key)
+            if kept is not None and kept[0] is base.policy and kept[1] is base.on_record:
+                return kept[2]
+            derived = chosen.with_tool_safety(dict(safety)) if safety else chosen
+            layer = ToolErrorLayer(derived, on_record=base.on_record)
+            self._kept.put(key, (base.policy, base.on_record, layer))
+            return layer
