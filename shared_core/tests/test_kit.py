@@ -251,3 +251,19 @@ def test_conversion_cache_by_object_converts_each_live_object_once() -> None:
     gc.collect()
     assert len(cache) == 0  # dead objects leave the cache
     assert ConversionCache(0).get_object(_Item("x"), make) is not None and made[-1] == "x"
+
+
+# -- a verdict carried by the message ----------------------------------------------------
+
+
+def test_a_verdict_the_message_carries_wins_over_detection_and_memory() -> None:
+    layer = ToolErrorLayer()
+    carried = failure_of(layer, ConnectionRefusedError(111, "Connection refused")).verdict
+    plain = Message(role="tool", content="all good: 3 rows", tool_call_id="c1", name="q")
+    assert not layer.inspect(plain).failed
+    message = Message(role="tool", content="all good: 3 rows", tool_call_id="c1", name="q", verdict=carried)
+    assert message == plain and hash(message) == hash(plain)  # not part of equality
+    assert layer.inspect(message) is carried
+    messages = [*_failed_run()[:2], Message(role="tool", content="ok", tool_call_id="c1", verdict=carried)]
+    [record] = layer.rewrite(messages).records
+    assert record.kind == "transient"

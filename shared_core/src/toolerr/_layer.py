@@ -119,7 +119,10 @@ class ToolErrorLayer:
 
     def inspect(self, message: Message, *, run: object | None = None) -> Verdict:
         """The verdict for one tool message: one remembered in the run scope for its call id
-        and content, else detection and classification of the message itself."""
+        and content, else detection and classification of the message itself (a
+        ``verdict`` the message carries wins)."""
+        if message.verdict is not None:
+            return message.verdict
         remembered = self.recall(message.tool_call_id, message.content, run=run)
         if remembered is not None:
             return remembered

@@ -86,6 +86,9 @@ class Message:
     a framework set (``None`` when it has none), ``exception`` the exception object the
     tool raised, ``client`` the client whose templates produced the text (``generic`` when
     unknown). ``origin`` is free for adapters (the framework object this came from).
+    ``verdict``: the classification the adapter already holds for this result (kept on
+    the framework's message, learned from its exception object); the layer takes it as it
+    is, before any verdict remembered for the call and before detection.
     """
 
     role: Role
@@ -98,6 +101,7 @@ class Message:
     client: str | None = None
     origin: Any = field(default=None, compare=False, repr=False)
     meta: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False, hash=False)
+    verdict: Verdict | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.role not in ("system", "user", "assistant", "tool"):
