@@ -1,0 +1,248 @@
+"""What each adapter adds per model call, before and after a change, in one run.
+
+Each framework's real loop runs a scripted model for ``--steps`` tool-calling steps, with
+the adapter and without it (LangChain ``create_agent``, the Agents SDK ``Runner``,
+pydantic-ai ``Agent``, ADK ``InMemoryRunner``; LiteLLM: the hook on one request of 100
+messages, as the proxy calls it). The figure per run is (time with - time without) /
+model calls. Two source trees are measured side by side: ``--before`` (a checkout of an
+older commit) and this one, each in a child process whose ``PYTHONPATH`` puts that tree's
+``shared_core/src`` and ``packages/<name>/src`` first. Children of the two trees alternate
+(ABBA order), ``--repeats`` rounds; each child times ``--runs`` interleaved pairs after a
+warm-up and reports their medians. Two scenarios: no call fails; every other call (one in
+five for LangChain) fails.
+
+Usage::
+
+    git worktree add /tmp/toolerr-before <commit>
+    python benchmarks/bench_adapter_overhead.py --before /tmp/toolerr-before
+    # writes benchmarks/out/bench_adapter_overhead.json and prints a table
+
+The scripted loops come from this tree's ``bench_<framework>.py`` modules (they use only
+the adapters' public names, which both trees have).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+OUT = HERE / "out" / "bench_adapter_overhead.json"
+PACKAGES = {
+    "langchain": "langchain",
+    "openai_agents": "openai-agents",
+    "pydantic_ai": "pydantic-ai",
+    "google_adk": "google-adk",
+    "litellm": "litellm",
+}
+
+
+# -- children: one framework, one tree -------------------------------------------------
+
+
+def _pairs(with_: Callable[[], float], without: Callable[[], float], runs: int) -> tuple[float, float]:
+    with_(), without()  # warm-up: imports, caches, first compilation
+    times: dict[str, list[float]] = {"with": [], "without": []}
+    for index in range(runs):
+        order = (("with", with_), ("without", without))
+        for name, run in order if index % 2 == 0 else reversed(order):
+            gc.collect()
+            times[name].append(run())
+    return statistics.median(times["with"]), statistics.median(times["without"])
+
+
+def _langchain(steps: int, failing: bool, runs: int) -> tuple[float, float, int]:
+    import bench_langchain as b
+    from toolerr_langchain import ToolErrorMiddleware
+
+    every = 5 if failing else 0
+    middleware = ToolErrorMiddleware()
+    w, wo = _pairs(
+        lambda: b.one_run(steps, every, [middleware])[0], lambda: b.one_run(steps, every, [])[0], runs
+    )
+    return w, wo, steps + 1
+
+
+def _openai_agents(steps: int, failing: bool, runs: int) -> tuple[float, float, int]:
+    import bench_openai_agents as b
+    from agents import RunConfig
+    from toolerr_openai_agents import ToolErrorRecovery
+
+    b.set_tracing_disabled(True)
+    config, plain = ToolErrorRecovery().run_config(), RunConfig()
+    w, wo = _pairs(
+        lambda: asyncio.run(b._one(steps, failing, config)),
+        lambda: asyncio.run(b._one(steps, failing, plain)),
+        runs,
+    )
+    return w, wo, steps + 1
+
+
+def _pydantic_ai(steps: int, failing: bool, runs: int) -> tuple[float, float, int]:
+    import bench_pydantic_ai as b
+    from toolerr_pydantic_ai import ToolErrors
+
+    # without toolerr a raising tool ends the run: the baseline is the same script with no failure
+    w, wo = _pairs(
+        lambda: asyncio.run(b._time(b._agent(steps, failing, ToolErrors()))),
+        lambda: asyncio.run(b._time(b._agent(steps, False, None))),
+        runs,
+    )
+    return w, wo, steps + 1
+
+
+def _google_adk(steps: int, failing: bool, runs: int) -> tuple[float, float, int]:
+    import bench_google_adk as b
+    from toolerr_google_adk import ToolErrorPlugin
+
+    w, wo = _pairs(
+        lambda: asyncio.run(b._one(steps, failing, ToolErrorPlugin())),
+        lambda: asyncio.run(b._one(steps, failing, b._baseline(failing))),
+        runs,
+    )
+    return w, wo, steps + 1
+
+
+def _litellm(steps: int, failing: bool, runs: int) -> tuple[float, float, int]:
+    from toolerr_litellm import ToolErrorCallback
+
+    body = json.dumps({"model": "m", "messages": _chat(100, failing)})
+    handler = ToolErrorCallback()
+
+    def hook() -> float:
+        total = 0.0
+        for _ in range(steps):
+            data = json.loads(body)  # parsed afresh, as the proxy does
+            start = time.perf_counter()
+            handler.rewrite(data, "acompletion")
+            total += time.perf_counter() - start
+        return total
+
+    w, wo = _pairs(hook, lambda: 0.0, runs)
+    return w, wo, steps
+
+
+def _chat(n: int, failed: bool) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "Fix the failing test in src/app.py."}]
+    turn = 0
+    while len(messages) < n - 1:
+        call = {
+            "id": f"call_{turn}",
+            "type": "function",
+            "function": {"name": "read_file", "arguments": "{}"},
+        }
+        messages.append({"role": "assistant", "tool_calls": [call]})
+        rate = turn % 9 == 4 or (failed and len(messages) >= n - 2)
+        text = "Error: HTTP 429 Too Many Requests" if rate else f"def f_{turn}():\n    return {turn}\n" * 20
+        messages.append({"role": "tool", "tool_call_id": f"call_{turn}", "content": text})
+        turn += 1
+    return messages
+
+
+CHILDREN: dict[str, Callable[[int, bool, int], tuple[float, float, int]]] = {
+    "langchain": _langchain,
+    "openai_agents": _openai_agents,
+    "pydantic_ai": _pydantic_ai,
+    "google_adk": _google_adk,
+    "litellm": _litellm,
+}
+
+
+def child(framework: str, steps: int, runs: int) -> None:
+    import logging
+
+    logging.getLogger("toolerr").setLevel(logging.ERROR)  # records are logged at INFO
+    out = {}
+    for failing in (False, True):
+        w, wo, calls = CHILDREN[framework](steps, failing, runs)
+        out["failing" if failing else "clean"] = {"with": w, "without": wo, "calls": calls}
+    print(json.dumps(out))
+
+
+# -- the parent: both trees, alternating ------------------------------------------------
+
+
+def _run_child(tree: Path, framework: str, steps: int, runs: int) -> dict[str, Any]:
+    paths = [
+        str(tree / "shared_core" / "src"),
+        str(tree / "packages" / PACKAGES[framework] / "src"),
+        str(HERE),
+    ]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths), "PYTHONHASHSEED": "0"}
+    env["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+    args = [sys.executable, __file__, "--child", framework, "--steps", str(steps), "--runs", str(runs)]
+    done = subprocess.run(args, env=env, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"{framework} on {tree}: {done.stderr[-2000:]}")
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--before", type=Path, help="an older checkout (git worktree add ...)")
+    parser.add_argument("--frameworks", default=",".join(CHILDREN))
+    parser.add_argument("--steps", type=int, default=40)
+    parser.add_argument("--runs", type=int, default=5, help="timed pairs per child")
+    parser.add_argument("--repeats", type=int, default=4, help="children per tree and framework")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args()
+    if args.child:
+        child(args.child, args.steps, args.runs)
+        return
+    trees = {"after": ROOT} if args.before is None else {"before": args.before.resolve(), "after": ROOT}
+    report: dict[str, Any] = {
+        "command": " ".join([Path(sys.executable).name, *sys.argv]),
+        "python": platform.python_version(),
+        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
+        "steps": args.steps,
+        "runs": args.runs,
+        "repeats": args.repeats,
+        "frameworks": {},
+    }
+    for framework in args.frameworks.split(","):
+        rounds: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
+        for index in range(args.repeats):
+            names = list(trees) if index % 2 == 0 else list(reversed(trees))
+            for name in names:
+                rounds[name].append(_run_child(trees[name], framework, args.steps, args.runs))
+        row: dict[str, Any] = {}
+        for name, results in rounds.items():
+            for scenario in ("clean", "failing"):
+                per_call = [
+                    (r[scenario]["with"] - r[scenario]["without"]) / r[scenario]["calls"] for r in results
+                ]
+                row.setdefault(scenario, {})[name] = {
+                    "us_per_model_call": round(statistics.median(per_call) * 1e6, 1),
+                    "runs_us": [round(x * 1e6, 1) for x in per_call],
+                    "ratio_with_without": round(
+                        statistics.median(r[scenario]["with"] / r[scenario]["without"] for r in results), 3
+                    )
+                    if results[0][scenario]["without"]
+                    else None,
+                }
+        report["frameworks"][framework] = row
+        for scenario, values in row.items():
+            cells = "  ".join(f"{name} {v['us_per_model_call']:>8.1f} us" for name, v in values.items())
+            print(f"{framework:14} {scenario:8} {cells}", flush=True)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
