@@ -480,3 +480,15 @@ def read_exception(exc: BaseException) -> ExceptionFacts:
             if isinstance(nxt, BaseException) and id(nxt) not in seen:
                 queue.append((nxt, depth + 1))
     return facts
+
+
+def exception_text(exception: BaseException) -> str:
+    """``Type: message`` of an exception (just ``Type`` when the message is empty or its
+    ``__str__`` raises): the text adapters show for a tool that raised."""
+    try:
+        message = str(exception)
+    except Exception:  # noqa: BLE001 - a broken __str__
+        log_swallowed("an exception's __str__", logging.DEBUG)
+        message = ""
+    name = type(exception).__name__
+    return f"{name}: {message}" if message else name

@@ -18,16 +18,18 @@ recipe):
 from __future__ import annotations
 
 import dataclasses
+import logging
 import threading
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from types import TracebackType
 from typing import Any
 
+from ._exceptions import exception_text
 from ._failopen import log_swallowed
 from ._hygiene import clean_text
-from ._layer import ToolErrorLayer, exception_text
+from ._layer import ToolErrorLayer
 from ._ledger import FailureLedger
-from ._loop import LoopDecision, ToolLoopError
+from ._loop import LoopDecision, ToolLoopError, blocked_verdict
 from ._lru import LRUCache
 from ._policy import Policy
 from ._types import Message, ToolSafety, Verdict
@@ -46,10 +48,11 @@ class fail_open:
     The log line is a WARNING on logger ``toolerr`` with the traceback, once per cause
     (``toolerr: {where} failed ({Type}); {then}``). :class:`~toolerr.ToolLoopError` (loop
     action ``stop``), exceptions that are not ``Exception`` (cancellation, exit) and the
-    ``reraise`` types leave unchanged.
+    ``reraise`` types leave unchanged. ``level=logging.DEBUG`` where the error is a foreign
+    object's own (reading a model's or a tokenizer's optional attributes), not toolerr's.
     """
 
-    __slots__ = ("error", "reraise", "then", "where")
+    __slots__ = ("error", "level", "reraise", "then", "where")
 
     def __init__(
         self,
@@ -57,10 +60,12 @@ class fail_open:
         then: str = "it passes unchanged",
         *,
         reraise: tuple[type[BaseException], ...] = (),
+        level: int = logging.WARNING,
     ) -> None:
         self.where = where
         self.then = then
         self.reraise = reraise
+        self.level = level
         self.error: BaseException | None = None
         """The exception swallowed (``None``: the block ran to its end or returned)."""
 
@@ -79,7 +84,7 @@ class fail_open:
         if isinstance(error, (ToolLoopError, *self.reraise)):
             return False
         self.error = error
-        log_swallowed(self.where, then=self.then, exc=error)
+        log_swallowed(self.where, self.level, then=self.then, exc=error)
         return True
 
 
@@ -153,18 +158,6 @@ def guard_call(
             layer.remember(call_id, verdict, shown(text), run=run)
         return Blocked(text, verdict, decision)
     return None
-
-
-def blocked_verdict(decision: LoopDecision) -> Verdict:
-    """The verdict of a blocked repeat: the kind and family of the failure it repeats."""
-    previous = decision.report.previous
-    return Verdict(
-        failed=True,
-        kind=previous.kind if previous is not None else "fixable",
-        rule="ledger:blocked-repeat",
-        detection="toolerr:blocked",
-        family=previous.family if previous is not None else None,
-    )
 
 
 class RunSnapshot:

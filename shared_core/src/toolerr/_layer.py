@@ -1,17 +1,9 @@
-"""The layer every adapter drives: detection records, the policy, the ledger, fail-open.
-
-An adapter that sees the model's input converts its framework's messages to the neutral
-conversation and calls :meth:`ToolErrorLayer.rewrite` before each model call. A placement
-that can change only one tool result (an MCP result, a function tool's output, a gateway
-hook) calls :meth:`ToolErrorLayer.deliver_result` for it. Both call
-:meth:`ToolErrorLayer.check_call` before executing a tool call (loop action
-``block``/``stop``) and :meth:`ToolErrorLayer.remember` when they hold the exception object
-of a failed call.
+"""The layer every adapter drives: ``ToolErrorLayer``, the facade over detection,
+classification, delivery, the ledger and run scopes (``docs/ARCHITECTURE.md``).
 
 Runs are isolated: every verdict remembered and every ledger and replay checkpoint kept
-belongs to a *run scope* (``run=``), the framework's per-run object (a session, a run
-context) or key (a thread id). Nothing remembered in one scope is seen from another,
-whatever the call ids.
+belongs to a *run scope* (``run=``), the framework's per-run object or a key. Nothing
+remembered in one scope is seen from another, whatever the call ids.
 """
 
 from __future__ import annotations
@@ -20,11 +12,12 @@ import dataclasses
 import logging
 import sys
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
 from ._classify import inspect_message, inspect_result
 from ._delivery import delivery_for
-from ._failopen import log_swallowed
+from ._exceptions import exception_text
 from ._forms import (
     Delivery,
     ExchangeResult,
@@ -32,14 +25,13 @@ from ._forms import (
     find_decision_step,
 )
 from ._ledger import FailureLedger, RepeatReport
-from ._loop import ALLOW, LoopDecision, ToolLoopError, decide_loop
+from ._loop import ALLOW, LoopDecision, ToolLoopError, blocked_verdict, decide_loop
 from ._policy import FormSpec, Policy, PolicyOptions
 from ._records import DetectionRecord, ResultDelivery, Rewrite, detection_record, emit_record
 from ._replay import Checkpoint, replay_conversation
 from ._runs import RunScopes, content_fingerprint
 from ._types import (
     NOT_FAILED,
-    Kind,
     Message,
     ToolCall,
     Verdict,
@@ -68,6 +60,15 @@ class ToolErrorLayer:
     as ``run=``: the framework's per-run object (held weakly, its state goes with it) or a
     key (a thread id; the latest 1,024 are kept). ``run=None`` is one shared scope, for
     callers that hold one layer per run.
+
+    Args:
+        policy: A ready :class:`Policy`; ``options`` override its fields.
+        on_record: Called with every :class:`DetectionRecord` (they are also logged on
+            logger ``toolerr``).
+        client: The client whose templates produced the tool results (``generic``,
+            ``langchain``, ``codex`` ...).
+        **options: :class:`Policy` fields: ``form``, ``retry_budget``, ``loop_action``,
+            ``tool_safety``, ``max_error_chars``, ``profile``.
     """
 
     def __init__(
@@ -96,6 +97,12 @@ class ToolErrorLayer:
         have it: the verdict is then only used for a result with that content, so a call id
         reused in the run (some models number calls ``call_0``, ``call_1`` ... per turn)
         never inherits it; a verdict for the same id and other content is kept beside it.
+
+        Args:
+            call_id: The call the result answers (``None``: nothing is kept).
+            verdict: The verdict, e.g. ``failure_of(layer, exc).verdict``.
+            content: The result's content the model will be shown.
+            run: The run scope.
         """
         if call_id is None:
             return
@@ -162,7 +169,16 @@ class ToolErrorLayer:
     def inspect_exception(
         self, exception: BaseException, *, text: str | None = None, tool: str | None = None
     ) -> Verdict:
-        """Classify an exception a tool raised (adapters that catch it call this)."""
+        """Classify an exception a tool raised (adapters that catch it call this).
+
+        Args:
+            exception: The exception object (its class, attributes and chain are read).
+            text: The text it is shown as (default: :func:`exception_text`).
+            tool: The tool's name.
+
+        Returns:
+            The verdict (``failed`` is always true).
+        """
         content = text if text is not None else exception_text(exception)
         return inspect_result(
             content, is_error=True, exception=exception, client=self.policy.client, tool=tool
@@ -179,22 +195,12 @@ class ToolErrorLayer:
         self, messages: Sequence[Message], *, run: object | None = None
     ) -> tuple[FailureLedger, dict[int, RepeatReport]]:
         """A failed-call ledger rebuilt from the conversation; also the repeat report of
-        each recorded tool result (by message index).
-
-        Every failure is recorded, and so is every call of a tool that has failed before
-        (a success clears its entries) and every call near the end, where cycles are
-        looked for. Successes of other tools long before the decision step cannot change
-        any report at the decision step, so they are skipped: the replay stays linear and
-        cheap on long conversations.
-
-        A conversation that only grew since an earlier replay in the same run scope (the
-        same message objects first, as adapters that cache their conversions give)
-        continues from that replay's checkpoint instead of starting over: the same ledger
-        and reports as a replay from the start, for the cost of the new calls (the calls
-        the checkpoint covers are neither paired nor inspected again; a verdict remembered
-        since for one of their results makes it unusable). A call's ``arguments`` must
-        not be changed in place once replayed. ``run``: the run scope of remembered
-        verdicts (and of the checkpoints).
+        each recorded tool result (by message index). Linear: successes of other tools long
+        before the decision step are skipped, and a conversation that only grew since an
+        earlier replay in the same run scope (the same message objects first) continues
+        from that replay's checkpoint (``_replay`` says how; the result is the same as a
+        replay from the start). A call's ``arguments`` must not be changed in place once
+        replayed. ``run``: the run scope of remembered verdicts and of the checkpoints.
         """
         state = self._runs.get(run)
         assert state is not None
@@ -220,13 +226,26 @@ class ToolErrorLayer:
 
         Give the conversation so far (``messages``), a ledger the adapter keeps, or neither:
         then the ledger that :meth:`deliver_result` keeps for run scope ``run`` is used.
-        Raises :class:`ToolLoopError` when the policy's loop action is ``stop``. Fails open
-        to ``allow`` on an internal error.
+
+        Args:
+            name: The tool's name.
+            arguments: The parsed arguments.
+            raw: The argument text the model wrote, when there is one.
+            messages: The conversation so far.
+            ledger: A ledger of the run's earlier calls.
+            run: The run scope.
+
+        Returns:
+            The decision: ``allow``, ``note`` or ``block`` (with the reason for the model).
+
+        Raises:
+            ToolLoopError: The call repeats a failure and the loop action is ``stop``.
+            Any other internal error fails open to ``allow`` (logged).
         """
         try:
             if ledger is None and messages is None:
                 state = self._runs.get(run, create=False)
-                with state.lock if state is not None else _NO_LOCK:
+                with state.lock if state is not None else nullcontext():
                     if state is None or state.ledger is None or not state.ledger.failures:
                         return ALLOW  # no failure in the run: nothing to repeat
                     ledger = state.run_ledger(self.policy.retry_budget)
@@ -258,21 +277,8 @@ class ToolErrorLayer:
         """The runtime result for a call that ``block`` kept from running; its verdict is
         remembered (in run scope ``run``) so the next model call treats it as the failure
         it repeats."""
-        previous = decision.report.previous
-        kind: Kind = previous.kind if previous is not None else "fixable"
         text = f"Error: this call was not executed. {decision.reason}"
-        self.remember(
-            call_id,
-            Verdict(
-                failed=True,
-                kind=kind,
-                rule="ledger:blocked-repeat",
-                detection="toolerr:blocked",
-                family=previous.family if previous is not None else None,
-            ),
-            content=text,
-            run=run,
-        )
+        self.remember(call_id, blocked_verdict(decision), content=text, run=run)
         return text
 
     # -- single results ---------------------------------------------------------
@@ -311,8 +317,13 @@ class ToolErrorLayer:
         the log); ``False`` for an adapter whose model-call :meth:`rewrite` records this
         failure again.
 
-        Raises :class:`ToolLoopError` when the policy's loop action is ``stop`` and the call
-        repeats a failure; fails open otherwise (the content passes unchanged, ``error`` set).
+        Returns:
+            The :class:`ResultDelivery`: ``content`` to give the framework (the C1 content
+            where the policy says so), ``verdict``, ``note``, ``record``, ``loop``. On an
+            internal error the content passes unchanged with ``error`` set (logged).
+
+        Raises:
+            ToolLoopError: The call repeats a failure and the loop action is ``stop``.
         """
         try:
             return self._deliver_result(
@@ -408,10 +419,20 @@ class ToolErrorLayer:
         """Apply the policy's form to the messages of one model call.
 
         The input is never modified; the result's ``messages`` is a new list whose
-        unchanged messages are the same objects. ``run``: the run scope whose remembered
-        verdicts apply. Fails open: on an internal error the messages pass unchanged and
-        the error is logged. :class:`ToolLoopError` (loop action ``stop``) is the one
-        exception that leaves.
+        unchanged messages are the same objects.
+
+        Args:
+            messages: The neutral conversation of the model call.
+            run: The run scope whose remembered verdicts apply.
+
+        Returns:
+            The :class:`Rewrite`: ``messages``, ``changed``, ``records`` (one per failure at
+            the decision step), ``ledger``. On an internal error the messages pass
+            unchanged with ``error`` set (logged).
+
+        Raises:
+            TypeError: ``messages`` is not a sequence of :class:`Message`.
+            ToolLoopError: The loop action is ``stop`` and the decision step repeats a failure.
         """
         candidate: Any = messages
         if isinstance(candidate, (str, bytes)) or not isinstance(candidate, Sequence):
@@ -457,31 +478,17 @@ class ToolErrorLayer:
         return Rewrite(out, bool(changed), records, ledger=ledger)
 
 
-class _NoLock:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-
-_NO_LOCK = _NoLock()
-
-
-def exception_text(exception: BaseException) -> str:
-    """``Type: message`` of an exception (just ``Type`` when the message is empty or its
-    ``__str__`` raises): the text adapters show for a tool that raised."""
-    try:
-        message = str(exception)
-    except Exception:  # noqa: BLE001 - a broken __str__
-        log_swallowed("an exception's __str__", logging.DEBUG)
-        message = ""
-    name = type(exception).__name__
-    return f"{name}: {message}" if message else name
-
-
 def rewrite(messages: Sequence[Message], form: FormSpec = "c3", **options: Any) -> list[Message]:
-    """Rewrite a message list with a one-off layer: the plain-function entry point."""
+    """Rewrite a message list with a one-off layer: the plain-function entry point.
+
+    Args:
+        messages: The neutral conversation of one model call.
+        form: The delivery form (``c3`` default, ``c0``-``c4``, ``abstract``, a profile).
+        **options: Other :class:`Policy` fields.
+
+    Returns:
+        The messages the model should see (the input's unchanged messages are the same objects).
+    """
     return ToolErrorLayer(Policy.coerce(form=form, **options)).rewrite(messages).messages
 
 

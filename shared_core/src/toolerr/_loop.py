@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ._ledger import RepeatReport, _cap, _loop_cause
-from ._types import LOOP_ACTIONS, Kind, LoopAction
+from ._types import LOOP_ACTIONS, Kind, LoopAction, Verdict
 
 __all__ = ["LoopDecision", "ToolLoopError", "decide_loop"]
 
@@ -106,3 +106,15 @@ class ToolLoopError(RuntimeError):
     def __init__(self, decision: LoopDecision) -> None:
         super().__init__(f"toolerr stopped the run: {decision.reason}")
         self.decision = decision
+
+
+def blocked_verdict(decision: LoopDecision) -> Verdict:
+    """The verdict of a blocked repeat: the kind and family of the failure it repeats."""
+    previous = decision.report.previous
+    return Verdict(
+        failed=True,
+        kind=previous.kind if previous is not None else "fixable",
+        rule="ledger:blocked-repeat",
+        detection="toolerr:blocked",
+        family=previous.family if previous is not None else None,
+    )

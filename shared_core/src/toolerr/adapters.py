@@ -45,10 +45,11 @@ from __future__ import annotations
 from ._ban import BanCursor, PreparedVocabulary
 from ._canonical import canonical_arguments, exact_arguments
 from ._detect import detect_failure, normalise_client
+from ._exceptions import exception_text
 from ._forms import DecisionStep, ExchangeResult, find_decision_step, pair_results
 from ._hygiene import SpecialTokens, clean_text, register_special_tokens, remove_special_tokens
 from ._kit import Blocked, Failure, Layers, RunSnapshot, fail_open, failure_of, guard_call
-from ._layer import exception_text, records_of
+from ._layer import records_of
 from ._ledger import RepeatReport
 from ._loop import LoopDecision, decide_loop
 from ._lru import LRUCache
