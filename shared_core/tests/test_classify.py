@@ -499,15 +499,6 @@ def test_cached_and_uncached_verdicts_agree() -> None:
     assert inspect_result([{"type": "text", "text": text}]) == first
 
 
-def test_throughput_smoke() -> None:
-    # A loose floor that holds on slow CI machines; the benchmark measures the real figure.
-    texts = [f"Error: HTTP 429 Too Many Requests (request {i})" for i in range(2000)]
-    start = time.perf_counter()
-    for text in texts:
-        inspect_result(text)
-    assert len(texts) / (time.perf_counter() - start) > 5_000
-
-
 def test_internal_errors_fail_open(monkeypatch: pytest.MonkeyPatch) -> None:
     import toolerr._classify as classify
 
