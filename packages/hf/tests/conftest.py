@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 import torch
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+from toolerr._failopen import forget_causes
 from transformers import LlamaConfig, LlamaForCausalLM, LogitsProcessor, PreTrainedTokenizerFast
 
 CHATML = (
@@ -86,6 +87,12 @@ def build_sentencepiece_tokenizer() -> PreTrainedTokenizerFast:
     return PreTrainedTokenizerFast(
         tokenizer_object=model, eos_token="</s>", bos_token="<s>", pad_token="</s>"
     )
+
+
+@pytest.fixture(autouse=True)
+def _log_every_cause() -> None:
+    """toolerr logs a swallowed error once per cause: each test sees its own."""
+    forget_causes()
 
 
 @pytest.fixture(scope="session")

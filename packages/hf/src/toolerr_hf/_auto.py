@@ -13,7 +13,7 @@ import logging
 from typing import Any
 
 from toolerr import PROFILES
-from toolerr.adapters import FormSpec
+from toolerr.adapters import FormSpec, fail_open
 
 __all__ = ["SMALL_MODEL_IDS", "SMALL_MODEL_PARAMETERS", "auto_form", "model_parameters", "resolve_form"]
 
@@ -44,14 +44,12 @@ def model_parameters(model: Any) -> int | None:
     """The number of parameters of a transformers (or torch) model; ``None`` when unknown."""
     model = _model_of(model)
     counter = getattr(model, "num_parameters", None)
-    try:
+    with fail_open(f"counting the parameters of a {type(model).__name__}", "unknown", level=logging.DEBUG):
         if callable(counter):
             return int(counter())
         parameters = getattr(model, "parameters", None)
         if callable(parameters):
             return sum(int(p.numel()) for p in parameters())
-    except Exception:
-        logger.debug("toolerr: could not count the parameters of %r", type(model).__name__, exc_info=True)
     return None
 
 

@@ -21,7 +21,14 @@ from typing import Any, Literal
 
 import torch
 from toolerr import PROFILES, DetectionRecord, FailureLedger, Message, ToolCall, ToolErrorLayer
-from toolerr.adapters import MEDIA_BLOCK_TYPES, FormSpec, SpecialTokens, content_text, remove_special_tokens
+from toolerr.adapters import (
+    MEDIA_BLOCK_TYPES,
+    FormSpec,
+    SpecialTokens,
+    content_text,
+    fail_open,
+    remove_special_tokens,
+)
 from transformers import LogitsProcessorList, StoppingCriteria, StoppingCriteriaList
 
 from ._auto import resolve_form
@@ -246,11 +253,9 @@ class LocalToolModel:
         """``text`` as the prompt shows it: without the special tokens of the common model
         families and of this tokenizer (:func:`toolerr.adapters.remove_special_tokens` with
         :attr:`special_tokens`), otherwise unchanged. Fails open (logged)."""
-        try:
+        with fail_open("removing special tokens", "the text is shown as is"):
             return remove_special_tokens(text, self.special_tokens)
-        except Exception:
-            logger.warning("toolerr: removing special tokens failed; the text is shown as is", exc_info=True)
-            return text
+        return text
 
     def _clean_value(self, value: Any) -> Any:
         """A tool schema with every string in it (keys too) :meth:`clean`-ed."""
@@ -318,10 +323,8 @@ class LocalToolModel:
             records = rewrite.records
         banned: list[str] = []
         if ban:
-            try:
+            with fail_open("the ban", "could not build the ban, decoding without it"):
                 banned = self.banned_calls(messages, ledger)
-            except Exception:
-                logger.warning("toolerr: could not build the ban; decoding without it", exc_info=True)
         if isinstance(extra, str):  # one call string, not its characters
             extra = (extra,)
         banned.extend(text.strip() for text in extra if text.strip())
@@ -427,13 +430,9 @@ class LocalToolModel:
                 )
             )
             cut = not ended and length >= limit and not text.rstrip().endswith(self.format.end)
-            try:
-                parsed: ParsedOutput = self.format.parse(
-                    text, names if tool_choice != "none" else None, complete=not cut
-                )
-            except Exception:
-                logger.warning("toolerr: could not parse the reply; it is returned as prose", exc_info=True)
-                parsed = ParsedOutput(text.strip(), text=text)
+            parsed: ParsedOutput = ParsedOutput(text.strip(), text=text)
+            with fail_open("parsing the reply", "it is returned as prose"):
+                parsed = self.format.parse(text, names if tool_choice != "none" else None, complete=not cut)
             if rows:
                 parsed = _without_cut_repeats(parsed, rows)
             finish: FinishReason = "tool_calls" if parsed.calls else "length" if cut else "stop"
@@ -565,12 +564,10 @@ def tokenizer_special_tokens(tokenizer: Any) -> SpecialTokens:
     """A tokenizer's own special tokens and added tokens, as a :class:`toolerr.adapters.SpecialTokens`
     (for this tokenizer only: nothing is registered process-wide)."""
     tokens: set[str] = set()
-    try:
+    with fail_open("reading the tokenizer's special tokens", "the built-in ones still apply"):
         tokens.update(str(t) for t in getattr(tokenizer, "all_special_tokens", None) or ())
         decoder = getattr(tokenizer, "added_tokens_decoder", None) or {}
         tokens.update(str(getattr(added, "content", added)) for added in dict(decoder).values())
-    except Exception:  # an odd tokenizer: the built-in tokens still apply
-        logger.warning("toolerr: could not read the tokenizer's special tokens", exc_info=True)
     name = getattr(tokenizer, "name_or_path", None) or type(tokenizer).__name__
     return SpecialTokens(tokens, source=f"tokenizer {name}")
 

@@ -26,7 +26,7 @@ from typing import Any
 import torch
 from toolerr import FailedCall, FailureLedger, StringBan
 from toolerr._json_text import canonical_json_text
-from toolerr.adapters import BanCursor
+from toolerr.adapters import BanCursor, fail_open
 from transformers import LogitsProcessor
 
 from ._format import HermesFormat
@@ -290,17 +290,11 @@ class FailedCallBan(LogitsProcessor):
     # -- decoding --------------------------------------------------------------------
 
     def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
-        try:
+        with fail_open("FailedCallBan", "this step is decoded without the ban", reraise=(_RowsMismatch,)):
             blocked = self._step(input_ids)
             return scores if not blocked else self._apply(scores, blocked)
-        except _RowsMismatch:
-            raise
-        except Exception:
-            logger.warning(
-                "toolerr: FailedCallBan failed; this step is decoded without the ban", exc_info=True
-            )
-            self._rows = None
-            return scores
+        self._rows = None
+        return scores
 
     def _apply(self, scores: torch.FloatTensor, blocked: list[tuple[int, list[int]]]) -> torch.FloatTensor:
         rows: list[int] = []
