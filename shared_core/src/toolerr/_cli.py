@@ -23,6 +23,7 @@ from typing import IO, Any
 from ._classify import inspect_result
 from ._policy import Policy
 from ._render import guidance_for
+from ._secrets import mask_secrets
 from ._types import CLIENTS
 
 logger = logging.getLogger("toolerr")
@@ -91,7 +92,7 @@ def classify_lines(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
             yield classify_line(line)
         except Exception as exc:
             logger.warning("toolerr classify: internal error on a line", exc_info=True)
-            yield {"error": f"internal error: {type(exc).__name__}: {exc}"}
+            yield {"error": mask_secrets(f"internal error: {type(exc).__name__}: {exc}")}
 
 
 def _read_lines(stream: IO[bytes]) -> Iterator[str]:

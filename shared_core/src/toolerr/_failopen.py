@@ -14,7 +14,29 @@ import sys
 import threading
 from typing import Any
 
+from ._secrets import mask_secrets
+
 logger = logging.getLogger("toolerr")
+
+
+class _MaskSecrets(logging.Filter):
+    """Credentials masked in every record logged on logger ``toolerr``: its message and the
+    traceback of its exception (a tool's error text may hold a password, a key, a token)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+            masked = mask_secrets(message)
+            if masked is not message:
+                record.msg, record.args = masked, None
+            if record.exc_info and not record.exc_text:
+                record.exc_text = mask_secrets(logging.Formatter().formatException(record.exc_info))
+        except Exception:  # noqa: BLE001 - a record that cannot be read is logged as it is
+            pass
+        return True
+
+
+logger.addFilter(_MaskSecrets())
 
 _MAX_CAUSES = 4096
 _seen: set[tuple[str, str, str, int]] = set()

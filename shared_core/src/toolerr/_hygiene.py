@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ._notes import GUIDANCE, GUIDANCE_CHECK_FIRST, NOTE_PREFIX
+from ._secrets import mask_secrets
 
 DEFAULT_MAX_ERROR_CHARS = 2000
 
@@ -439,7 +440,9 @@ def clean_text(
     removal can rebuild a token; replaces imitations of toolerr's own note prefix and
     guidance sentences (:data:`SPOOFED_NOTE`, :data:`SPOOFED_GUIDANCE`), so that restated
     tool text cannot forge a runtime note; replaces lone surrogates; and caps the length
-    at ``max_chars``, marking the cut. Only about ``2 * max_chars`` characters are looked at.
+    at ``max_chars``, marking the cut; masks credentials (:func:`toolerr._secrets.mask_secrets`:
+    passwords in URLs, API keys, tokens, private keys), so that toolerr never restates one.
+    Only about ``2 * max_chars`` characters are looked at.
     """
     if not isinstance(text, str):
         raise TypeError(f"clean_text expects str, got {type(text).__name__}")
@@ -447,9 +450,11 @@ def clean_text(
         raise ValueError("max_chars must be at least 1")
     total = len(text)
     window = text[: max_chars * 2 + 64]
+    if total > len(window):  # a credential cut by the window would escape its pattern
+        window = window[: max(window.rfind(" "), max_chars + 1)]
     window = _SURROGATE.sub("\ufffd", window)
     window = _LINE_BREAKS.sub("\n", window)
-    window = _clean_fixed_point(window, special_tokens)
+    window = mask_secrets(_clean_fixed_point(window, special_tokens))
     window = window.strip()
     if len(window) > max_chars or total > max_chars * 2 + 64:
         kept = window[:max_chars].rstrip()
