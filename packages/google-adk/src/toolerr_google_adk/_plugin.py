@@ -1,16 +1,7 @@
-"""ToolErrorPlugin: toolerr for Google's Agent Development Kit.
-
-Three ADK plugin callbacks, one object:
-
-* ``on_tool_error_callback``: a tool raised; answer with the function response
-  ``{"error": "ExceptionName: message"}`` (capped) instead of ending the run, and remember
-  the verdict of the exception object (scoped to the session, invocation and call id).
-* ``before_model_callback``: before each model call, apply the form to that request's
-  contents only (new ``Content``/``Part`` objects where something changes; the session's
-  events and state are never touched).
-* ``before_tool_callback``: with loop action ``block`` or ``stop``, an identical repeat of
-  a failed non-transient call is not executed.
-"""
+"""ToolErrorPlugin: toolerr for Google's Agent Development Kit, as three ADK plugin callbacks:
+a tool's exception answered (``on_tool_error_callback``), the form applied to each model
+request (``before_model_callback``) and identical repeats of failed calls kept from
+running (``before_tool_callback``)."""
 
 from __future__ import annotations
 
