@@ -29,12 +29,7 @@ __all__ = ["ToolErrorPlugin"]
 
 _SEPARATOR = "\x1f"
 
-_SNAPSHOT: contextvars.ContextVar[tuple[tuple[str, str, str], RunSnapshot] | None] = contextvars.ContextVar(
-    "toolerr_google_adk_snapshot", default=None
-)
-"""The conversation of an agent's latest model call, with its session, invocation and agent.
-ADK starts the tasks of an agent's tool calls from the context of its model call, and
-runs concurrent agents and invocations in tasks of their own: each sees its own."""
+_Kept = tuple[tuple[str, str, str], RunSnapshot]
 
 
 class ToolErrorPlugin(BasePlugin):
@@ -63,6 +58,12 @@ class ToolErrorPlugin(BasePlugin):
         super().__init__(name)
         self.on_record = on_record
         self.layer = ToolErrorLayer(policy, on_record=self._record, client=CLIENT, **options)
+        # The conversation of an agent's latest model call, with its session, invocation and
+        # agent: ADK starts the tasks of an agent's tool calls from the context of its model
+        # call, and runs concurrent agents and invocations in tasks of their own.
+        self._snapshot: contextvars.ContextVar[_Kept | None] = contextvars.ContextVar(
+            "toolerr_google_adk_snapshot", default=None
+        )
 
     @property
     def policy(self) -> Policy:
@@ -113,7 +114,8 @@ class ToolErrorPlugin(BasePlugin):
             scope = _scope(callback_context)
             conversation = to_conversation(contents, _session_ids(callback_context, scope), scope)
             if self.policy.loop_action != "note":
-                _SNAPSHOT.set((_run_key(callback_context), RunSnapshot(self.layer, conversation.messages)))
+                snapshot = RunSnapshot(self.layer, conversation.messages)
+                self._snapshot.set((_run_key(callback_context), snapshot))
             result = self.layer.rewrite(conversation.messages)
             if result.changed:
                 llm_request.contents = conversation.to_contents(result.messages)
@@ -127,10 +129,8 @@ class ToolErrorPlugin(BasePlugin):
         call); ``stop`` raises :class:`toolerr.ToolLoopError`."""
 
         def ledger() -> FailureLedger | None:
-            kept = _SNAPSHOT.get()
-            if kept is None or kept[0] != _run_key(tool_context) or kept[1].layer is not self.layer:
-                return None
-            return kept[1].ledger()
+            kept = self._snapshot.get()
+            return kept[1].ledger() if kept is not None and kept[0] == _run_key(tool_context) else None
 
         # The answer's payload {"error": text} reads back as text: its verdict is remembered.
         blocked = guard_call(self.layer, tool.name, dict(tool_args), _call_key(tool_context), ledger=ledger)
