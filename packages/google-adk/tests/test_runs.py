@@ -89,6 +89,24 @@ def test_stop_ends_the_run() -> None:
     assert calls == [""]
 
 
+def test_each_plugin_checks_against_its_own_snapshot() -> None:
+    """Two plugins: the first blocks the repeat from the conversation its own model
+    callback kept (not the second one's), and so knows the answer for the blocked repeat."""
+    calls: list[str] = []
+    records: list[DetectionRecord] = []
+    runner, _ = make_runner(
+        REPEAT,
+        [weather_tool({"": ValueError("city must not be empty")}, calls)],
+        [
+            ToolErrorPlugin(name="first", loop_action="block", on_record=records.append),
+            ToolErrorPlugin(name="second", loop_action="block"),
+        ],
+    )
+    asyncio.run(run(runner, QUESTION))
+    assert calls == [""]
+    assert records[-1].rule == "ledger:blocked-repeat"
+
+
 # -- isolation ---------------------------------------------------------------------------
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from toolerr._failopen import forget_causes
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS", "True")
@@ -392,3 +393,9 @@ def pytest_configure(config: pytest.Config) -> None:
         "ignore:unclosed <socket.socket:ResourceWarning",
     ):
         config.addinivalue_line("filterwarnings", line)
+
+
+@pytest.fixture(autouse=True)
+def _log_every_cause() -> None:
+    """toolerr logs a swallowed error once per cause: each test sees its own."""
+    forget_causes()

@@ -1,16 +1,13 @@
 """ADK request contents <-> toolerr's neutral conversation.
 
-One ``types.Content`` becomes one or more :class:`toolerr.Message`: a ``model`` content is
-an assistant message (its text and its function calls); in a ``user`` content each
-function response is a ``tool`` message and each run of other parts a ``user`` message.
-Every message keeps where it came from (``origin``), so the rewritten conversation maps
-back to contents that reuse every unchanged ``Content``, ``Part`` and payload object and
-build new objects only where the form changed something: the session's own objects
-(which ADK's shallow request copies share) are never modified.
-
-A text part toolerr did not make (``load_artifacts`` adds a loaded document to the request
-as a user content after the function responses) cannot pass for a runtime note: toolerr's
-note prefix in it is shown to the core in a form the core does not read as a note.
+A ``model`` content is an assistant message (its text and its function calls); in a
+``user`` content each function response is a ``tool`` message and each run of other parts
+a ``user`` message. Every message keeps where it came from (``origin``), so the rewritten
+conversation maps back to contents that reuse every unchanged ``Content``, ``Part`` and
+payload object: the session's own objects (which ADK's shallow request copies share) are
+never modified. A text part toolerr did not make (a document ``load_artifacts`` added)
+cannot pass for a runtime note: the core is shown its note prefix in a form it does not
+read as a note.
 """
 
 from __future__ import annotations
@@ -41,13 +38,7 @@ def _note_part(text: str) -> types.Part:
 def _user_text(parts: Sequence[types.Part]) -> str:
     """The text of a run of user parts as the core sees it: toolerr's note prefix only in
     the parts toolerr made."""
-    texts = []
-    for part in parts:
-        text = part.text
-        if text is None or part.thought:
-            continue
-        texts.append(_NOTES.text(part, text))
-    return "".join(texts)
+    return "".join(_NOTES.text(p, p.text) for p in parts if p.text is not None and not p.thought)
 
 
 @dataclass(frozen=True)
@@ -87,21 +78,25 @@ def response_content(response: Any) -> tuple[Any, bool | None]:
 
 
 class Conversation:
-    """The neutral messages of one request's contents, and the way back."""
+    """The neutral messages of one request's contents, and the way back.
+
+    ``ids``: the session's call keys (already keyed by session and invocation) by ``id()``
+    of the shared payload objects (ADK removes its own ``adk-`` ids from requests; the
+    payloads are the session's objects, so they lead back to them); ``scope`` prefixes the
+    ids the request does hold."""
 
     def __init__(
         self, contents: Sequence[types.Content], ids: Mapping[int, str] | None = None, scope: str = ""
     ) -> None:
-        self.contents = list(contents)
+        self._ids = ids or {}
         self._scope = scope
         self.messages: list[Message] = []
         self._call_parts: dict[int, types.Part] = {}
-        self._call_ids: set[str] = set()
-        ids = ids or {}
-        for content in self.contents:
-            self._convert(content, ids)
+        self._call_ids: set[str | None] = set()
+        for content in contents:
+            self._convert(content)
 
-    def _convert(self, content: types.Content, ids: Mapping[int, str]) -> None:
+    def _convert(self, content: types.Content) -> None:
         parts = tuple(content.parts or ())
         if content.role == "model":
             calls: list[ToolCall] = []
@@ -109,26 +104,18 @@ class Conversation:
             for part in parts:
                 call = part.function_call
                 if call is not None:
-                    arguments = dict(call.args) if call.args else {}
                     tool_call = ToolCall(
-                        id=self._id(call.id, call.args, ids),
+                        id=self._id(call.id, call.args),
                         name=call.name or "unknown_tool",
-                        arguments=arguments,
+                        arguments=dict(call.args) if call.args else {},
                     )
                     self._call_parts[id(tool_call)] = part
-                    if tool_call.id is not None:
-                        self._call_ids.add(tool_call.id)
+                    self._call_ids.add(tool_call.id)
                     calls.append(tool_call)
                 elif part.text is not None and not part.thought:
                     texts.append(part.text)
-            self.messages.append(
-                Message(
-                    role="assistant",
-                    content="".join(texts),
-                    tool_calls=tuple(calls),
-                    origin=_Origin(content, parts),
-                )
-            )
+            origin = _Origin(content, parts)
+            self.messages.append(Message("assistant", "".join(texts), tool_calls=tuple(calls), origin=origin))
             return
         run: list[types.Part] = []
         for part in parts:
@@ -139,15 +126,13 @@ class Conversation:
             self._flush_user(content, run)
             run = []
             text, is_error = response_content(result.response)
-            key = self._id(result.id, result.response, ids)
-            if key not in self._call_ids:  # its call's id was not recovered: pair in order
-                key = None
+            key = self._id(result.id, result.response)
             self.messages.append(
                 Message(
                     role="tool",
                     content=text,
                     is_error=is_error,
-                    tool_call_id=key,
+                    tool_call_id=key if key in self._call_ids else None,  # else paired in order
                     name=result.name,
                     client=CLIENT,
                     origin=_Origin(content, (part,)),
@@ -155,23 +140,19 @@ class Conversation:
             )
         self._flush_user(content, run)
 
-    def _id(self, given: str | None, payload: Any, ids: Mapping[int, str]) -> str | None:
+    def _id(self, given: str | None, payload: Any) -> str | None:
         """A call's key: the session's for the shared payload object, else the request's
         own id scoped by ``scope`` (a payload another processor made)."""
-        if payload is not None and id(payload) in ids:
-            return ids[id(payload)]
+        if payload is not None and id(payload) in self._ids:
+            return self._ids[id(payload)]
         if given:
             return f"{self._scope}\x1f{given}" if self._scope else given
         return None
 
     def _flush_user(self, content: types.Content, run: Sequence[types.Part]) -> None:
-        if not run:
-            return
-        text = _user_text(run)
-        role: Role = "system" if content.role == "system" else "user"
-        self.messages.append(Message(role=role, content=text, origin=_Origin(content, tuple(run))))
-
-    # -- back ------------------------------------------------------------------------
+        if run:
+            role: Role = "system" if content.role == "system" else "user"
+            self.messages.append(Message(role, _user_text(run), origin=_Origin(content, tuple(run))))
 
     def to_contents(self, messages: Sequence[Message]) -> list[types.Content]:
         """Contents for the rewritten messages: unchanged contents are the request's own
@@ -214,11 +195,10 @@ class Conversation:
             (part,) = origin.parts
             return [_with_response_text(part, message)]
         # A user message a form appended to: its parts, then the added text.
-        before = _user_text(origin.parts)
-        text = message.text
-        added = text[len(before) :] if text.startswith(before) else text
+        before, text = _user_text(origin.parts), message.text
         if not text.startswith(before):
             return [_note_part(text)]
+        added = text[len(before) :]
         return [*origin.parts, _note_part(added)] if added else list(origin.parts)
 
 
@@ -231,9 +211,9 @@ def _with_response_text(part: types.Part, message: Message) -> types.Part:
     old, _ = response_content(response)
     new = message.content
     added = new[len(old) :].lstrip("\n") if isinstance(new, str) and isinstance(old, str) else ""
-    payload: dict[str, Any] = dict(response)
     if not added:
         return part
+    payload: dict[str, Any] = dict(response)
     if len(payload) == 1 and "result" in payload:
         payload["result"] = new
     elif len(payload) == 1 and isinstance(payload.get("error"), str):
@@ -245,11 +225,5 @@ def _with_response_text(part: types.Part, message: Message) -> types.Part:
     return part.model_copy(update={"function_response": result.model_copy(update={"response": payload})})
 
 
-def to_conversation(
-    contents: Sequence[types.Content], ids: Mapping[int, str] | None = None, scope: str = ""
-) -> Conversation:
-    """The neutral conversation of a request's contents. ``ids``: the session's call ids
-    (already keyed by session and invocation) by ``id()`` of the shared payload objects (ADK removes its own
-    ``adk-`` ids from requests; the payloads are the session's objects, so they lead back
-    to them); ``scope`` prefixes the ids the request does hold."""
-    return Conversation(contents, ids, scope)
+to_conversation = Conversation
+"""The neutral conversation of a request's contents (see :class:`Conversation`)."""

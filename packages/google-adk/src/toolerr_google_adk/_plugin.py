@@ -1,37 +1,25 @@
-"""ToolErrorPlugin: toolerr for Google's Agent Development Kit.
-
-Three ADK plugin callbacks, one object:
-
-* ``on_tool_error_callback``: a tool raised; classify the exception object, remember the
-  verdict (scoped to the session and call id) and answer with a function response
-  ``{"error": "ExceptionName: message"}`` (capped) instead of ending the run.
-* ``before_model_callback``: before each model call, apply the form to that request's
-  contents only (new ``Content``/``Part`` objects where something changes; the session's
-  events and state are never touched).
-* ``before_tool_callback``: with loop action ``block`` or ``stop``, an identical repeat of
-  a failed non-transient call is not executed.
-"""
+"""ToolErrorPlugin: toolerr for Google's Agent Development Kit, as three ADK plugin callbacks:
+a tool's exception answered (``on_tool_error_callback``), the form applied to each model
+request (``before_model_callback``) and identical repeats of failed calls kept from
+running (``before_tool_callback``)."""
 
 from __future__ import annotations
 
-import asyncio
+import contextvars
 import dataclasses
-import logging
-import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from google.adk.agents.callback_context import CallbackContext
-from google.adk.agents.invocation_context import InvocationContext
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.tool_context import ToolContext
-from toolerr import DetectionRecord, FailureLedger, Message, Policy, ToolErrorLayer, ToolLoopError
-from toolerr.adapters import LRUCache, clean_text, exception_text
+from toolerr import DetectionRecord, FailureLedger, Policy, ToolErrorLayer
+from toolerr.adapters import RunSnapshot, fail_open, failure_of, guard_call
 
-from ._convert import CLIENT, response_content, to_conversation
+from ._convert import CLIENT, to_conversation
 
 if TYPE_CHECKING:
     from toolerr import PolicyOptions
@@ -39,29 +27,9 @@ if TYPE_CHECKING:
 
 __all__ = ["ToolErrorPlugin"]
 
-logger = logging.getLogger("toolerr")
-
-_SNAPSHOTS = 1024
 _SEPARATOR = "\x1f"
 
-
-class _Snapshot:
-    """The neutral conversation of the latest model call of one invocation and agent
-    (what a new call is checked against); its ledger is built once, on first use."""
-
-    __slots__ = ("_ledger", "_lock", "messages", "scope")
-
-    def __init__(self, scope: str, messages: list[Message]) -> None:
-        self.scope = scope
-        self.messages = messages
-        self._ledger: FailureLedger | None = None
-        self._lock = threading.Lock()
-
-    def ledger(self, layer: ToolErrorLayer) -> FailureLedger:
-        with self._lock:
-            if self._ledger is None:
-                self._ledger = layer.replay(self.messages)[0]
-            return self._ledger
+_Kept = tuple[tuple[str, str, str], RunSnapshot]
 
 
 class ToolErrorPlugin(BasePlugin):
@@ -90,7 +58,12 @@ class ToolErrorPlugin(BasePlugin):
         super().__init__(name)
         self.on_record = on_record
         self.layer = ToolErrorLayer(policy, on_record=self._record, client=CLIENT, **options)
-        self._snapshots: LRUCache[tuple[str, str], _Snapshot] = LRUCache(_SNAPSHOTS)
+        # The conversation of an agent's latest model call, with its session, invocation and
+        # agent: ADK starts the tasks of an agent's tool calls from the context of its model
+        # call, and runs concurrent agents and invocations in tasks of their own.
+        self._snapshot: contextvars.ContextVar[_Kept | None] = contextvars.ContextVar(
+            "toolerr_google_adk_snapshot", default=None
+        )
 
     @property
     def policy(self) -> Policy:
@@ -106,8 +79,6 @@ class ToolErrorPlugin(BasePlugin):
             record = dataclasses.replace(record, call_id=call_id.rsplit(_SEPARATOR, 1)[-1])
         self.on_record(record)
 
-    # -- a tool raised -----------------------------------------------------------------
-
     async def on_tool_error_callback(
         self,
         *,
@@ -122,23 +93,13 @@ class ToolErrorPlugin(BasePlugin):
         the model made up (ADK then answers with its own list of the tools there are, which
         the next model call reads as the failure it is) and when toolerr fails internally
         (ADK re-raises)."""
-        if isinstance(error, asyncio.CancelledError) or not isinstance(error, Exception):
+        if not isinstance(error, Exception) or type(tool) is BaseTool:  # BaseTool: an unknown name
             return None
-        if type(tool) is BaseTool:  # ADK's placeholder for an unknown tool name
-            return None
-        try:
-            verdict = self.layer.inspect_exception(error, tool=tool.name)
-            response = {"error": clean_text(exception_text(error), self.policy.max_error_chars)}
-            key = _call_key(tool_context, tool_context.function_call_id)
-            self.layer.remember(key, verdict, content=response_content(response)[0])
-        except Exception:
-            logger.warning(
-                "toolerr: classifying a tool exception failed; ADK handles it as usual", exc_info=True
-            )
-            return None
-        return response
-
-    # -- the model input ---------------------------------------------------------------
+        with fail_open("classifying a tool exception", "ADK handles it as usual"):
+            failure = failure_of(self.layer, error, tool=tool.name)
+            self.layer.remember(_call_key(tool_context), failure.verdict, content=failure.text)
+            return {"error": failure.text}
+        return None
 
     async def before_model_callback(
         self, *, callback_context: CallbackContext, llm_request: LlmRequest
@@ -146,72 +107,34 @@ class ToolErrorPlugin(BasePlugin):
         """The form applied to this request's contents (a new list; nothing shared with
         the session is changed). Always ``None``: the model call and other plugins go on.
         Fails open; raises :class:`toolerr.ToolLoopError` only for loop action ``stop``."""
-        try:
+        with fail_open("rewriting the model request"):
             contents = list(llm_request.contents or ())
             if not contents:
                 return None
             scope = _scope(callback_context)
             conversation = to_conversation(contents, _session_ids(callback_context, scope), scope)
-            if self.policy.loop_action in ("block", "stop"):
-                self._keep_snapshot(callback_context, _Snapshot(scope, conversation.messages))
+            if self.policy.loop_action != "note":
+                snapshot = RunSnapshot(self.layer, conversation.messages)
+                self._snapshot.set((_run_key(callback_context), snapshot))
             result = self.layer.rewrite(conversation.messages)
-            if not result.changed:
-                return None
-            llm_request.contents = conversation.to_contents(result.messages)
-        except ToolLoopError:
-            raise
-        except Exception:
-            logger.warning("toolerr: rewriting the model request failed; it passes unchanged", exc_info=True)
+            if result.changed:
+                llm_request.contents = conversation.to_contents(result.messages)
         return None
-
-    # -- loops -------------------------------------------------------------------------
 
     async def before_tool_callback(
         self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: ToolContext
     ) -> dict[str, Any] | None:
         """With loop action ``block``: ``{"error": ...}`` instead of running an identical
-        repeat of a failed non-transient call; ``stop`` raises :class:`toolerr.ToolLoopError`."""
-        if self.policy.loop_action == "note":
-            return None
-        try:
-            snapshot = self._snapshot(tool_context)
-            if snapshot is None:
-                return None
-            ledger = snapshot.ledger(self.layer)
-            arguments = dict(tool_args)
-        except Exception:
-            logger.warning("toolerr: checking a tool call for repeats failed; the call runs", exc_info=True)
-            return None
-        decision = self.layer.check_call(tool.name, arguments, ledger=ledger)
-        if decision.action != "block":
-            return None
-        try:
-            key = _call_key(tool_context, tool_context.function_call_id)
-            text = self.layer.blocked_result(key, decision)
-            response = {"error": text}
-            verdict = self.layer.recall(key, text)
-            if verdict is not None:  # the result the next request holds is the JSON payload
-                self.layer.remember(key, verdict, content=response_content(response)[0])
-        except Exception:
-            logger.warning("toolerr: answering a blocked call failed; the call runs", exc_info=True)
-            return None
-        return response
+        repeat of a failed non-transient call (checked against the agent's latest model
+        call); ``stop`` raises :class:`toolerr.ToolLoopError`."""
 
-    async def after_run_callback(self, *, invocation_context: InvocationContext) -> None:
-        """The invocation ended: drop its snapshots."""
-        invocation = invocation_context.invocation_id
-        for key in [k for k in self._snapshots if k[0] == invocation]:
-            self._snapshots.pop(key)
+        def ledger() -> FailureLedger | None:
+            kept = self._snapshot.get()
+            return kept[1].ledger() if kept is not None and kept[0] == _run_key(tool_context) else None
 
-    def _keep_snapshot(self, context: CallbackContext, snapshot: _Snapshot) -> None:
-        key = (context.invocation_id, context.agent_name)
-        self._snapshots.put(key, snapshot)
-
-    def _snapshot(self, context: ToolContext) -> _Snapshot | None:
-        snapshot = self._snapshots.get((context.invocation_id, context.agent_name))
-        if snapshot is None or snapshot.scope != _scope(context):
-            return None
-        return snapshot
+        # The answer's payload {"error": text} reads back as text: its verdict is remembered.
+        blocked = guard_call(self.layer, tool.name, dict(tool_args), _call_key(tool_context), ledger=ledger)
+        return None if blocked is None else {"error": blocked.text}
 
 
 def _scope(context: CallbackContext | ToolContext) -> str:
@@ -221,9 +144,14 @@ def _scope(context: CallbackContext | ToolContext) -> str:
     return f"{session.app_name}\x1f{session.user_id}\x1f{session.id}"
 
 
-def _call_key(context: CallbackContext | ToolContext, call_id: str | None) -> str | None:
+def _run_key(context: CallbackContext | ToolContext) -> tuple[str, str, str]:
+    return _scope(context), context.invocation_id, context.agent_name
+
+
+def _call_key(context: ToolContext) -> str | None:
     """What a verdict is remembered by: the session, the invocation (unique even across
     runners whose sessions share app, user and session names) and the call id."""
+    call_id = context.function_call_id
     return _key(_scope(context), context.invocation_id, call_id) if call_id else None
 
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import toolerr
 from litellm.integrations.custom_logger import CustomLogger
 from toolerr import Policy, ToolErrorLayer, WireRewrite
+from toolerr.adapters import Layers, fail_open, normalise_client
 
 if TYPE_CHECKING:
     from litellm.caching.dual_cache import DualCache
@@ -34,7 +34,9 @@ METADATA_KEY = "toolerr"
 
 # Policy options a model group or a request may override.
 _OPTIONS = ("form", "retry_budget", "loop_action", "max_error_chars", "tool_safety")
-_LAYERS = 64
+# The fields of a detection record in the metadata report, and in the response header.
+_REPORTED = ("position", "tool", "call_id", "kind", "rule", "detection", "form", "changed", "repeat", "loop")
+_IN_HEADER = ("position", "tool", "kind", "rule", "form", "changed")
 
 
 def wire_of(call_type: Any, data: Mapping[str, Any]) -> tuple[str, str] | None:
@@ -67,6 +69,39 @@ def _header(headers: Mapping[str, Any], name: str) -> str | None:
         if isinstance(key, str) and key.lower() == name:
             return str(value)
     return None
+
+
+def _entries(records: Iterable[Any], fields: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The named fields of detection records, or of the entries a report holds for them."""
+    return [
+        {f: r[f] for f in fields} if isinstance(r, Mapping) else {f: getattr(r, f) for f in fields}
+        for r in records
+    ]
+
+
+def _metadata(data: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The request's LiteLLM metadata (under ``metadata`` and ``litellm_metadata``)."""
+    return [m for key in ("metadata", "litellm_metadata") if isinstance(m := data.get(key), Mapping)]
+
+
+def _report_in(data: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """toolerr's report in a request's metadata (``None``: toolerr did not report on it)."""
+    for metadata in _metadata(data):
+        own = metadata.get(METADATA_KEY)
+        if isinstance(own, Mapping) and "records" in own:
+            return own
+    return None
+
+
+def _requested(data: Mapping[str, Any], headers: Mapping[str, Any]) -> dict[str, Any]:
+    """The options a request asks for: toolerr's entry in its metadata, then its headers."""
+    metadata = data.get(_metadata_key(data))
+    own = metadata.get(METADATA_KEY) if isinstance(metadata, Mapping) else None
+    request = dict(own) if isinstance(own, Mapping) and "records" not in own else {}  # not our report
+    for name, option in ((FORM_HEADER, "form"), (CLIENT_HEADER, "client")):
+        if value := _header(headers, name):
+            request[option] = value.strip()
+    return request
 
 
 class ToolErrorCallback(CustomLogger):
@@ -108,70 +143,37 @@ class ToolErrorCallback(CustomLogger):
             self.policy_for(group, where=f"model group {name!r}")
         self.request_overrides = request_overrides
         self.header = header
-        self._layers: dict[str, ToolErrorLayer] = {}
-        self._lock = threading.Lock()
-
-    # -- the policy of one request -------------------------------------------------------
+        self._layers = Layers(ToolErrorLayer(self.policy))
 
     def policy_for(self, overrides: Mapping[str, Any], *, where: str = "options") -> Policy:
         """The default policy with ``overrides`` (unknown keys are ignored; ``client`` is
-        not a policy option here)."""
+        not a policy option here).
+
+        Raises:
+            ValueError: an override is not a valid policy option value (naming ``where``).
+        """
         values = {key: overrides[key] for key in _OPTIONS if overrides.get(key) is not None}
         try:
             return Policy.coerce(self.policy, **values)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"toolerr: bad {where}: {exc}") from exc
 
-    def _layer(self, policy: Policy) -> ToolErrorLayer:
-        key = repr(policy)
-        with self._lock:
-            layer = self._layers.get(key)
-            if layer is None:
-                if len(self._layers) >= _LAYERS:
-                    self._layers.pop(next(iter(self._layers)))
-                layer = self._layers[key] = ToolErrorLayer(policy)
-            return layer
-
-    def _model_group(self, data: Mapping[str, Any]) -> str | None:
-        """The model group asked for: the request's ``model`` (proxy), or the group a
-        ``litellm.Router`` routed it from (its deployment hook gets the deployment's model)."""
-        for key in ("metadata", "litellm_metadata"):
-            metadata = data.get(key)
-            group = metadata.get("model_group") if isinstance(metadata, Mapping) else None
-            if isinstance(group, str) and group in self.model_groups:
-                return group
-        model = data.get("model")
-        return model if isinstance(model, str) else None
-
     def _resolve(self, data: Mapping[str, Any], headers: Mapping[str, Any]) -> tuple[Policy, str]:
-        model = self._model_group(data)
-        group = self.model_groups.get(model, {}) if model is not None else {}
-        options: dict[str, Any] = dict(group)
-        client = group.get("client", self.client)
-        if self.request_overrides:
-            request: dict[str, Any] = {}
-            metadata = data.get(_metadata_key(data))
-            own = metadata.get(METADATA_KEY) if isinstance(metadata, Mapping) else None
-            if isinstance(own, Mapping) and "records" not in own:  # not our own report
-                request.update(own)
-            form = _header(headers, FORM_HEADER)
-            if form:
-                request["form"] = form.strip()
-            asked = _header(headers, CLIENT_HEADER)
-            if asked:
-                request["client"] = asked.strip()
-            if request:
-                try:
-                    self.policy_for({**options, **request}, where="request options")
-                    options.update(request)
-                    client = request.get("client", client)
-                except ValueError:
-                    logger.warning("toolerr: ignored bad request options %r", request)
-        if client is None:
-            client = _header(headers, "user-agent")
+        # The model group: the one a ``litellm.Router`` routed the request from (its
+        # deployment hook gets the deployment's model), else the request's ``model`` (proxy).
+        named = [*(m.get("model_group") for m in _metadata(data)), data.get("model")]
+        group = next(
+            (self.model_groups[n] for n in named if isinstance(n, str) and n in self.model_groups), {}
+        )
+        options: dict[str, Any] = {"client": self.client, **group}
+        if self.request_overrides and (request := _requested(data, headers)):
+            try:
+                self.policy_for({**options, **request}, where="request options")
+                options.update(request)
+            except ValueError:
+                logger.warning("toolerr: ignored bad request options %r", request)
+        client = options["client"] if options["client"] is not None else _header(headers, "user-agent")
         return self.policy_for(options), str(client) if client is not None else "generic"
-
-    # -- rewriting -----------------------------------------------------------------------
 
     def rewrite(
         self, data: dict[str, Any], call_type: Any = None, headers: Mapping[str, Any] | None = None
@@ -182,23 +184,19 @@ class ToolErrorCallback(CustomLogger):
         when something changed, and toolerr's report in its metadata) and the result, or
         ``None`` when the call carries no conversation. Fails open.
         """
-        try:
+        with fail_open("the LiteLLM hook", "the request passes unchanged"):
             found = wire_of(call_type, data)
             if found is None:
                 return data, None
             wire, key = found
             policy, client = self._resolve(data, headers if headers is not None else _headers(data))
-            result = toolerr.rewrite_wire(wire, data[key], layer=self._layer(policy), client=client)
+            result = toolerr.rewrite_wire(wire, data[key], layer=self._layers.get(policy), client=client)
             if result.changed:
                 data[key] = result.request
             if result.records or result.error:
                 self._report(data, wire, policy, client, result)
             return data, result
-        except toolerr.ToolLoopError:
-            raise
-        except Exception:
-            logger.warning("toolerr: LiteLLM hook failed; the request passes unchanged", exc_info=True)
-            return data, None
+        return data, None
 
     def rewrite_kwargs(self, kwargs: Mapping[str, Any], call_type: str = "completion") -> dict[str, Any]:
         """A copy of ``litellm.completion`` (or ``responses``) keyword arguments with toolerr
@@ -210,30 +208,17 @@ class ToolErrorCallback(CustomLogger):
     ) -> None:
         key = _metadata_key(data)
         metadata = data.get(key)
-        metadata = dict(metadata) if isinstance(metadata, Mapping) else {}
-        metadata[METADATA_KEY] = {
-            "wire": wire,
-            "form": policy.form,
-            "client": toolerr.adapters.normalise_client(client),
-            "changed": result.changed,
-            "error": result.error,
-            "records": [
-                {
-                    "position": r.position,
-                    "tool": r.tool,
-                    "call_id": r.call_id,
-                    "kind": r.kind,
-                    "rule": r.rule,
-                    "detection": r.detection,
-                    "form": r.form,
-                    "changed": r.changed,
-                    "repeat": r.repeat,
-                    "loop": r.loop,
-                }
-                for r in result.records
-            ],
+        data[key] = {
+            **(metadata if isinstance(metadata, Mapping) else {}),
+            METADATA_KEY: {
+                "wire": wire,
+                "form": policy.form,
+                "client": normalise_client(client),
+                "changed": result.changed,
+                "error": result.error,
+                "records": _entries(result.records, _REPORTED),
+            },
         }
-        data[key] = metadata
         logger.info(
             "toolerr: %s request to %s: %d failure(s) at the decision step, form %s, %s",
             wire,
@@ -243,14 +228,8 @@ class ToolErrorCallback(CustomLogger):
             "changed" if result.changed else "unchanged",
         )
 
-    # -- LiteLLM hooks -------------------------------------------------------------------
-
     async def async_pre_call_hook(
-        self,
-        user_api_key_dict: UserAPIKeyAuth,
-        cache: DualCache,
-        data: dict[str, Any],
-        call_type: Any,
+        self, user_api_key_dict: UserAPIKeyAuth, cache: DualCache, data: dict[str, Any], call_type: Any
     ) -> dict[str, Any]:
         """Proxy: before the request is routed (``/chat/completions``, ``/v1/messages``,
         ``/responses``)."""
@@ -261,12 +240,7 @@ class ToolErrorCallback(CustomLogger):
     ) -> dict[str, Any] | None:
         """SDK (``litellm.acompletion``, ``aresponses``): just before the deployment call.
         Skipped when the proxy's hook already handled the request."""
-        for key in ("metadata", "litellm_metadata"):
-            metadata = kwargs.get(key)
-            own = metadata.get(METADATA_KEY) if isinstance(metadata, Mapping) else None
-            if isinstance(own, Mapping) and "records" in own:
-                return None
-        return self.rewrite(kwargs, call_type)[0]
+        return None if _report_in(kwargs) is not None else self.rewrite(kwargs, call_type)[0]
 
     async def async_post_call_response_headers_hook(
         self,
@@ -280,32 +254,23 @@ class ToolErrorCallback(CustomLogger):
         step (``tool``, ``kind``, ``rule``, ``form``, ``changed``)."""
         if not self.header:
             return None
-        try:
+        with fail_open("building the response header", "the response has none"):
             return header_for(data)
-        except Exception:
-            logger.warning("toolerr: could not build the response header", exc_info=True)
-            return None
+        return None
 
 
 def header_for(data: Mapping[str, Any]) -> dict[str, str] | None:
-    """The response headers for a request toolerr reported on (``None`` when no failure)."""
-    report = None
-    for key in ("litellm_metadata", "metadata"):
-        metadata = data.get(key)
-        if isinstance(metadata, Mapping) and isinstance(metadata.get(METADATA_KEY), Mapping):
-            report = metadata[METADATA_KEY]
-            break
-    if report is None or "records" not in report:
+    """The response headers for a request toolerr reported on.
+
+    Args:
+        data: the request as the proxy holds it, with toolerr's report in its metadata.
+
+    Returns:
+        ``{"x-toolerr": JSON}`` (one entry per failure at the decision step), or ``None``
+        when toolerr did not report on the request.
+    """
+    report = _report_in(data)
+    if report is None:
         return None
-    entries = [
-        {
-            "position": r["position"],
-            "tool": r["tool"],
-            "kind": r["kind"],
-            "rule": r["rule"],
-            "form": r["form"],
-            "changed": r["changed"],
-        }
-        for r in report["records"]
-    ]
+    entries = _entries(report["records"], _IN_HEADER)
     return {HEADER: json.dumps(entries, ensure_ascii=True, separators=(",", ":"))}
