@@ -218,3 +218,13 @@ class Layers:
             layer = ToolErrorLayer(derived, on_record=base.on_record)
             self._kept.put(key, (base.policy, base.on_record, layer))
             return layer
+
+
+def failure_as(layer: ToolErrorLayer, error: BaseException, text: str, *, tool: str | None = None) -> Failure:
+    """:func:`failure_of` for a protocol that fixes how a failed call is shown (MCP's
+    ``MCP error -32602: Invalid params``, a proxy's own ``Error: ...``): ``text`` is kept
+    as the protocol renders it (not cleaned nor capped: it stands where the tool's own
+    result would, as the server's error text does) and the verdict is classified once,
+    from the object and that text. Raises what classification raises: call it inside
+    :class:`fail_open`."""
+    return Failure(text, layer.inspect_exception(error, text=text, tool=tool))

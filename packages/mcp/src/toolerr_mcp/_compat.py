@@ -18,6 +18,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from mcp import types
+from toolerr.adapters import ConversionCache, exception_text
 
 __all__ = [
     "MCP_ERROR",
@@ -34,6 +35,9 @@ __all__ = [
     "result_with",
     "text_block",
 ]
+
+MAX_PAGES = 100
+"""The most pages of a tool listing read (a server whose cursors never end)."""
 
 CallToolResult = types.CallToolResult
 ListToolsResult = types.ListToolsResult
@@ -97,10 +101,9 @@ def error_message(exc: BaseException) -> str:
     message = getattr(error, "message", None)
     if isinstance(message, str):
         return message
-    try:
-        return str(exc)
-    except Exception:  # noqa: BLE001 - a broken __str__
-        return ""
+    text = exception_text(exc)  # ``Type: message``; ``Type`` when it is empty or __str__ raises
+    prefix = f"{type(exc).__name__}: "
+    return text[len(prefix) :] if text.startswith(prefix) else ""
 
 
 def make_mcp_error(code: int, message: str) -> Exception:
@@ -158,30 +161,34 @@ class ToolCaller:
     """
 
     def __init__(self) -> None:
-        self._schemas: dict[str, Any] = {}
-        self._validators: dict[str, tuple[Any, Any]] = {}
+        self._tools: dict[str, Any] = {}
+        self._validators = ConversionCache(256)  # one per listed tool object, while it is listed
 
     def learn_tools(self, tools: Sequence[Any]) -> None:
-        self._schemas = {
-            tool.name: getattr(tool, "output_schema", None) or getattr(tool, "outputSchema", None)
-            for tool in tools
-        }
+        self._tools = {tool.name: tool for tool in tools}
 
     def validate(self, name: str, result: Any) -> None:
-        schema = self._schemas.get(name)
-        if schema is None:
+        tool = self._tools.get(name)
+        if tool is None or _output_schema(tool) is None:
             return
         content = structured_content(result)
         if content is None:
             raise RuntimeError(f"Tool {name} has an output schema but did not return structured content")
-        cached = self._validators.get(name)
-        if cached is None or cached[0] is not schema:
-            validators = importlib.import_module("jsonschema.validators")  # an SDK dependency
-            registry = importlib.import_module("referencing").Registry()
-            validator_class = validators.validator_for(schema)
-            validator_class.check_schema(schema)
-            cached = (schema, validator_class(schema, registry=registry))
-            self._validators[name] = cached
-        error = next(iter(cached[1].iter_errors(content)), None)
+        validator = self._validators.get_object(tool, _validator)
+        error = next(iter(validator.iter_errors(content)), None)
         if error is not None:
             raise RuntimeError(f"Invalid structured content returned by tool {name}: {error.message}")
+
+
+def _output_schema(tool: Any) -> Any:
+    return getattr(tool, "output_schema", None) or getattr(tool, "outputSchema", None)
+
+
+def _validator(tool: Any) -> Any:
+    """The JSON Schema validator of a tool's output schema (checked, compiled once)."""
+    schema = _output_schema(tool)
+    validators = importlib.import_module("jsonschema.validators")  # an SDK dependency
+    registry = importlib.import_module("referencing").Registry()
+    validator_class = validators.validator_for(schema)
+    validator_class.check_schema(schema)
+    return validator_class(schema, registry=registry)

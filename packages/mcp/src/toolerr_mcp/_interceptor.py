@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
@@ -57,12 +56,7 @@ class ToolErrorInterceptor:
         tools: Iterable[Any] = (),
         **options: Unpack[PolicyOptions],
     ) -> None:
-        self._make: Callable[[], CallRecovery] = lambda: CallRecovery(
-            policy, on_record=on_record, catch=catch, **options
-        )
-        self._recovery = self._make()  # validates the options now, not at the first call
-        self._lock = threading.Lock()
-        self._tools: list[Any] = []
+        self._recovery = CallRecovery(policy, on_record=on_record, catch=catch, **options)
         self._names: set[str] = set()
         self.learn_tools(tools)
 
@@ -76,18 +70,12 @@ class ToolErrorInterceptor:
         ``metadata``) or MCP ``Tool`` objects."""
         described = [_Described(tool) for tool in tools]
         described = [tool for tool in described if tool.name]
-        with self._lock:
-            self._tools.extend(described)
-            self._names.update(tool.name for tool in described)
+        self._names.update(tool.name for tool in described)
         self._recovery.learn_tools(described)
 
     def reset(self) -> None:
-        """Forget the failed calls of every run."""
-        recovery = self._make()
-        with self._lock:
-            tools = list(self._tools)
-        recovery.learn_tools(tools)
-        self._recovery = recovery
+        """Forget the failed calls of every run (the tools' retry safety is kept)."""
+        self._recovery.reset()
 
     async def __call__(
         self,

@@ -31,19 +31,20 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TextIO
 
+from pydantic import ValidationError
 from toolerr import Policy, ToolLoopError
+from toolerr.adapters import fail_open
 
 from . import _compat
 from ._recovery import CallRecovery
 
 logger = logging.getLogger("toolerr")
 
-CONNECTION_CLOSED = -32000
 INTERNAL_ERROR = -32603
 _STOP_TIMEOUT = 2.0
 _LINE_LIMIT = 1 << 30
 _STDERR_LINES = 8
-_MAX_PAGES = 100
+_UNANSWERED = "toolerr-mcp proxy could not answer the call"
 
 Write = Callable[[bytes], None]
 
@@ -145,16 +146,13 @@ class Upstream:
     ) -> None:
         assert process.stdout is not None
         try:
-            while True:
-                line = await process.stdout.readline()
-                if not line:
-                    break
-                try:
-                    on_message(line)
-                except Exception:
-                    logger.exception("toolerr-mcp: could not relay a message from the upstream server")
-        except Exception:
-            logger.warning("toolerr-mcp: reading the upstream server's output failed", exc_info=True)
+            with fail_open("reading the upstream server's output", "the upstream counts as exited"):
+                while True:
+                    line = await process.stdout.readline()
+                    if not line:
+                        break
+                    with fail_open("relaying a message from the upstream server", "it is dropped"):
+                        on_message(line)
         finally:
             if self.process is process:
                 self.alive = False
@@ -163,14 +161,14 @@ class Upstream:
     async def _read_stderr(self, process: asyncio.subprocess.Process) -> None:
         assert process.stderr is not None
         errlog = self.errlog if self.errlog is not None else sys.stderr
-        with contextlib.suppress(Exception):
+        with contextlib.suppress(OSError, ValueError):  # the pipe broke: no more lines
             while True:
                 line = await process.stderr.readline()
                 if not line:
                     break
                 text = line.decode("utf-8", "replace")
                 self.stderr_tail.append(text.rstrip())
-                with contextlib.suppress(Exception):
+                with contextlib.suppress(OSError, ValueError):  # the proxy's own stderr is closed
                     errlog.write(text)
                     errlog.flush()
 
@@ -182,7 +180,7 @@ class Upstream:
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(process.wait(), _STOP_TIMEOUT)
         # the last lines of its stderr
-        with contextlib.suppress(Exception):
+        with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(asyncio.gather(*self._tasks[1:]), _STOP_TIMEOUT)
         return process.returncode
 
@@ -192,7 +190,7 @@ class Upstream:
         if process is None:
             return
         if process.returncode is None:
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(OSError, RuntimeError):  # already closed: the loop's own errors
                 if process.stdin is not None:
                     process.stdin.close()
             try:
@@ -267,7 +265,6 @@ class Proxy:
         # Every failure to get a result from the upstream is a failed call for the client
         # (a result that fails its output schema, a closed connection ...), never a crash.
         self.recovery = CallRecovery(policy, catch=(Exception,), **options)
-        self._recovery_options = (policy, dict(options))
         self._start_failures = 0  # failed starts since the upstream last ran
         self.call_timeout = call_timeout if call_timeout and call_timeout > 0 else None
         self._caller = _compat.ToolCaller()
@@ -445,8 +442,7 @@ class Proxy:
             if self._start_failures:
                 # The calls that failed while it could not start say nothing about the calls
                 # now that it runs: a fresh ledger, so that none of them stays blocked.
-                policy, options = self._recovery_options
-                self.recovery = CallRecovery(policy, catch=(Exception,), **options)
+                self.recovery.reset()
                 self._start_failures = 0
             if self._initialized:
                 self.upstream.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
@@ -466,7 +462,7 @@ class Proxy:
             return None
         try:
             tools = [_compat.Tool.model_validate(tool) for tool in result.get("tools") or ()]
-        except Exception:  # noqa: BLE001 - a listing the SDK cannot read: nothing learned
+        except (ValidationError, TypeError):  # a listing the SDK cannot read: nothing learned
             logger.warning("toolerr-mcp: the upstream's tool listing is not valid; retry safety unchanged")
             return None
         if first and not result.get("nextCursor"):
@@ -479,17 +475,18 @@ class Proxy:
 
     async def _learn_tools(self) -> None:
         """The upstream's tools, listed by the proxy itself (after a start, on a change)."""
-        try:
+        with fail_open("learning the upstream's tools", "retry safety unchanged"):
             cursor: Any = None
             self._tools = {}
-            for _ in range(_MAX_PAGES):
-                params = {"cursor": cursor} if cursor else None
-                result = await self._request("tools/list", params, self.call_timeout or 60.0)
-                cursor = self._learn_listing(result, first=False)
-                if not cursor:
-                    break
-        except Exception:
-            logger.debug("toolerr-mcp: listing the upstream's tools failed", exc_info=True)
+            try:
+                for _ in range(_compat.MAX_PAGES):
+                    params = {"cursor": cursor} if cursor else None
+                    result = await self._request("tools/list", params, self.call_timeout or 60.0)
+                    cursor = self._learn_listing(result, first=False)
+                    if not cursor:
+                        break
+            except (UpstreamError, asyncio.TimeoutError, _compat.MCP_ERROR):  # the upstream's failure
+                logger.debug("toolerr-mcp: listing the upstream's tools failed", exc_info=True)
 
     async def _tool_call(self, message: dict[str, Any], line: bytes) -> None:
         request_id = message.get("id")
@@ -514,7 +511,7 @@ class Proxy:
                     "method": "notifications/cancelled",
                     "params": {"requestId": request_id, "reason": "toolerr-mcp proxy: call timeout"},
                 }
-                with contextlib.suppress(Exception):
+                with contextlib.suppress(UpstreamError):
                     self.upstream.send(json.dumps(cancel).encode())
                 raise TimeoutError(
                     f"the upstream MCP server did not answer the call within {self.call_timeout:g} s"
@@ -539,34 +536,31 @@ class Proxy:
             answered.append((result, raw, given))
             return result
 
+        result: Any = None
         try:
-            result = await self.recovery.call(name, arguments, invoke)
-        except ToolLoopError as exc:
-            result = _compat.error_result(f"Error: {exc}")
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            logger.exception("toolerr-mcp: the call to %s failed inside the proxy", name)
-            result = _compat.error_result(
-                f"Error: toolerr-mcp proxy could not forward the call ({type(exc).__name__})"
-            )
+            with fail_open(f"the call to {name!r} inside the proxy", "the client is told so") as forwarding:
+                try:
+                    result = await self.recovery.call(name, arguments, invoke)
+                except ToolLoopError as exc:
+                    result = _compat.error_result(f"Error: {exc}")
         finally:
             self._calls.pop(request_id, None)
+        if forwarding.error is not None:
+            kind = type(forwarding.error).__name__
+            result = _compat.error_result(f"Error: toolerr-mcp proxy could not forward the call ({kind})")
         if answered and result is answered[0][0]:
             self._to_client(answered[0][1])  # a success: the upstream's own bytes
             return
-        try:
+        # never leave the call unanswered: the upstream's own answer when toolerr's cannot be sent
+        answer = answered[0][1] if answered else _error_line(request_id, INTERNAL_ERROR, _UNANSWERED)
+        with fail_open(
+            "encoding a tool result for the client",
+            f"could not send the annotated result of {name}; the upstream's own answer is sent",
+        ):
             dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
             if answered:  # the upstream's result annotated: its own fields kept
                 dumped = _annotated(answered[0][2], answered[0][0], dumped)
             answer = _result_line(request_id, dumped)
-        except Exception:  # never leave the call unanswered: the upstream's own answer then
-            logger.warning("toolerr-mcp: could not send the annotated result of %s", name, exc_info=True)
-            answer = (
-                answered[0][1]
-                if answered
-                else _error_line(request_id, INTERNAL_ERROR, "toolerr-mcp proxy could not answer the call")
-            )
         self._to_client(answer)
 
     # -- the client's side ---------------------------------------------------------------
@@ -670,10 +664,8 @@ class Proxy:
                     break
                 if not line.strip():
                     continue
-                try:
+                with fail_open("relaying a message from the client", "it is dropped"):
                     await self._on_client(line)
-                except Exception:
-                    logger.exception("toolerr-mcp: could not relay a message from the client")
         finally:
             for task in list(self._calls.values()):
                 task.cancel()
@@ -718,7 +710,7 @@ def _annotated(given: Any, original: Any, dumped: dict[str, Any]) -> dict[str, A
     this keeps them. ``dumped`` when the change is not of that shape."""
     if not isinstance(given, dict) or not isinstance(given.get("content"), list):
         return dumped
-    try:
+    with fail_open("keeping the upstream's own result fields", "the result is sent without them"):
         before = original.model_dump(by_alias=True, mode="json", exclude_none=True)
         old, new = before.get("content") or [], dumped.get("content") or []
         if new[: len(old)] != old:
@@ -728,15 +720,13 @@ def _annotated(given: Any, original: Any, dumped: dict[str, Any]) -> dict[str, A
             (key, value) for key, value in dumped.items() if key != "content" and before.get(key) != value
         )
         return out
-    except Exception:
-        logger.warning("toolerr-mcp: could not keep the upstream's own result fields", exc_info=True)
-        return dumped
+    return dumped
 
 
 def _version() -> str:
-    try:
-        from importlib.metadata import version
+    from importlib.metadata import PackageNotFoundError, version
 
+    try:
         return version("toolerr-mcp")
-    except Exception:  # noqa: BLE001
+    except PackageNotFoundError:
         return "0"

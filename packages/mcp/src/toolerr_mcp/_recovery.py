@@ -14,8 +14,9 @@ a coroutine that performs it) and get back the ``CallToolResult`` to give the cl
   answered without performing it; with ``stop`` it raises :class:`toolerr.ToolLoopError`.
 
 The adapter holds no rules: detection, classification, guidance, notes, the failed-call
-ledger and loop decisions all come from :meth:`toolerr.ToolErrorLayer.deliver_result` and
-:meth:`toolerr.ToolErrorLayer.check_call`, in the run scope of the conversation (the
+ledger and loop decisions all come from the adapter kit (``guard_call`` before a call,
+``failure_as`` for an exception, ``fail_open``) and
+:meth:`toolerr.ToolErrorLayer.deliver_result`, in the run scope of the conversation (the
 recovery's own for a session and the proxy, one per LangGraph thread or run for the
 interceptor).
 """
@@ -31,9 +32,11 @@ from typing import Any
 import anyio
 from pydantic import ValidationError
 from toolerr import DetectionRecord, Policy, ToolErrorLayer, Verdict
-from toolerr.adapters import LoopDecision, safety_from_annotations
+from toolerr._kit import failure_as
+from toolerr.adapters import fail_open, guard_call, safety_from_annotations
 
 from . import _compat
+from ._convert import describe_exception, evidence, neutral_content
 
 logger = logging.getLogger("toolerr")
 
@@ -58,11 +61,6 @@ timeouts and closed connections (the SDK's error type), broken pipes and streams
 result that does not validate (a misbehaving server)."""
 
 _ACTIONABLE = ("transient", "fixable", "unrecoverable")
-
-CONNECTION_CLOSED = -32000
-"""The SDK's JSON-RPC error code for a connection that ended."""
-
-_STREAM_ERRORS = (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream)
 
 BEFORE_FAILURE_TIMEOUT = 5.0
 """Seconds a session may spend fetching tool annotations before classifying a failure."""
@@ -120,7 +118,7 @@ class CallRecovery:
         """Tool safety from the annotations of listed tools (``readOnlyHint``,
         ``idempotentHint``, ``destructiveHint``); safety the user declared wins."""
         learned: dict[str, Any] = {}
-        try:
+        with fail_open("reading tool annotations", "retry safety unchanged") as reading:
             for tool in tools:
                 name = getattr(tool, "name", None)
                 if not isinstance(name, str):
@@ -128,16 +126,16 @@ class CallRecovery:
                 safety = safety_from_annotations(getattr(tool, "annotations", None))
                 if safety is not None:
                     learned[name] = safety
-        except Exception:
-            logger.warning("toolerr: could not read tool annotations; retry safety unchanged", exc_info=True)
+        if reading.failed:
             return
         self._safety_seen = True
-        self.add_tool_safety(learned)
+        if learned:  # the safety the user declared wins (``Policy.with_tool_safety``)
+            self._layer.policy = self._layer.policy.with_tool_safety(learned)
 
-    def add_tool_safety(self, safety: Mapping[str, Any]) -> None:
-        if not safety:
-            return
-        self._layer.policy = self._layer.policy.with_tool_safety(safety)
+    def reset(self) -> None:
+        """Forget the failed calls of every run scope; the policy (with the tool safety
+        learned so far) is kept. Calls in flight finish on the layer they started with."""
+        self._layer = ToolErrorLayer(self._layer.policy, on_record=self._layer.on_record)
 
     # -- calls -----------------------------------------------------------------------
 
@@ -156,162 +154,97 @@ class CallRecovery:
     ) -> Any:
         """Perform one call through the layer and return what the client should get.
 
-        ``invoke`` performs the call and returns a ``CallToolResult`` (anything else is
-        passed through untouched). Exceptions in :attr:`catch` become failed results;
-        others propagate. ``before_failure`` runs before a failure is classified (the
-        session uses it to fetch tool annotations it has not seen). ``run``: the run scope
-        of the conversation (``None``: this recovery's own). Raises
-        :class:`toolerr.ToolLoopError` only with loop action ``stop``.
+        Args:
+            name: the tool's name (as the model knows it).
+            arguments: the call's arguments.
+            invoke: performs the call and returns a ``CallToolResult`` (anything else is
+                passed through untouched). Exceptions in ``catch`` become failed results;
+                others propagate.
+            call_id: the call's id (default: a new one; model call ids are not unique).
+            before_failure: runs before a failure is delivered (the session uses it to
+                fetch tool annotations it has not seen), at most ``BEFORE_FAILURE_TIMEOUT``.
+            run: the run scope of the conversation (``None``: this recovery's own).
+
+        Returns:
+            The result to give the client: a success as it came, a failure annotated.
+
+        Raises:
+            toolerr.ToolLoopError: only with loop action ``stop``.
         """
+        layer = self._layer  # one layer for the whole call, whatever reset() does meanwhile
         call_id = call_id or self.new_call_id()
-        if type(arguments) is dict:
-            args: dict[str, Any] = dict(arguments)
-        else:
-            args = dict(arguments) if isinstance(arguments, Mapping) else {}
-        decision = self._check(name, args, run)  # ToolLoopError (stop) propagates
+        args: dict[str, Any] = dict(arguments) if isinstance(arguments, Mapping) else {}
+        blocked = guard_call(layer, name, args, call_id, run=run)  # ToolLoopError (stop) propagates
         exception: BaseException | None = None
-        if decision is not None and decision.action == "block":
-            result: Any = _compat.error_result(self._layer.blocked_result(call_id, decision, run=run))
+        verdict: Verdict | None = None
+        if blocked is not None:
+            result: Any = _compat.error_result(blocked.text)
+            verdict = blocked.verdict
         else:
             try:
                 result = await invoke()
             except self._catch as exc:
-                failed = self._failed_result(name, call_id, exc, run)
-                if failed is None:
+                with fail_open("turning a failed call into a result", "the error propagates") as turning:
+                    exception = evidence(exc)
+                    failure = failure_as(layer, exception, describe_exception(exception), tool=name)
+                if turning.failed:
                     raise
-                result, exception = failed
+                result, verdict = _compat.error_result(failure.text), failure.verdict
         if not isinstance(result, _compat.CallToolResult):
             return result
-        return await self._deliver(name, args, call_id, result, exception, before_failure, run)
-
-    def _check(self, name: str, args: dict[str, Any], run: object | None) -> LoopDecision | None:
-        if self._layer.policy.loop_action == "note":
-            return None  # a note rides on the result
-        return self._layer.check_call(name, args, run=run)
-
-    def _failed_result(
-        self, name: str, call_id: str, exc: BaseException, run: object | None
-    ) -> tuple[Any, BaseException] | None:
-        try:
-            if isinstance(exc, _STREAM_ERRORS):
-                # mcp 1.x raises these where 2.x raises its CONNECTION_CLOSED error: same evidence
-                closed = _compat.make_mcp_error(
-                    CONNECTION_CLOSED, f"Connection closed ({type(exc).__name__})"
-                )
-                closed.__cause__ = exc
-                exc = closed
-            text = describe_exception(exc)
-            verdict = self._layer.inspect_exception(exc, text=text, tool=name)
-            self._layer.remember(call_id, verdict, text, run=run)
-            return _compat.error_result(text), exc
-        except Exception:
-            logger.warning(
-                "toolerr: could not turn a failed call into a result; the error propagates", exc_info=True
-            )
-            return None
-
-    def remember(
-        self, call_id: str, verdict: Verdict, content: Any = None, *, run: object | None = None
-    ) -> None:
-        self._layer.remember(call_id, verdict, content, run=run)
+        return await self._deliver(
+            layer, name, args, call_id, result, exception, verdict, before_failure, run
+        )
 
     async def _deliver(
         self,
+        layer: ToolErrorLayer,
         name: str,
         args: dict[str, Any],
         call_id: str,
         result: Any,
         exception: BaseException | None,
+        verdict: Verdict | None,
         before_failure: Callable[[], Awaitable[None]] | None,
         run: object | None,
     ) -> Any:
-        try:
+        with fail_open("inspecting a tool result") as inspecting:
             flag = _compat.is_error(result)
             content = neutral_content(result.content, resource_text=flag)
             structured = _compat.structured_content(result)
             if flag and structured is not None and not any(b["type"] == "text" for b in content):
                 # a failure told in structured content only: that is its error text
                 content.append({"type": "text", "text": json.dumps(structured, ensure_ascii=False)})
-            verdict = None
             if before_failure is not None:
-                verdict = self._layer.inspect_tool_result(
-                    name, content, exception=exception, is_error=flag, call_id=call_id, run=run
-                )
+                if verdict is None:
+                    verdict = layer.inspect_tool_result(
+                        name, content, exception=exception, is_error=flag, call_id=call_id, run=run
+                    )
                 if verdict.failed:
-                    await self._before_failure(before_failure)
-        except Exception:
-            logger.warning("toolerr: could not inspect a tool result; it passes unchanged", exc_info=True)
+                    await _before_failure(before_failure)
+        if inspecting.failed:
             return result
-        delivery = self._layer.deliver_result(
+        delivery = layer.deliver_result(
             name, args, content, exception=exception, is_error=flag, call_id=call_id, run=run, verdict=verdict
         )  # fails open; ToolLoopError (stop) propagates
         if not delivery.failed or delivery.error is not None:
             return result
-        try:
+        with fail_open(
+            "annotating a failed tool result", "it passes unchanged (toolerr could not annotate it)"
+        ):
             append = [_compat.text_block(delivery.suffix)] if delivery.changed and delivery.suffix else []
             # The error flag is set for every failure with evidence beyond the text; a result the
             # server flagged as a success keeps its flag when the text alone says nothing certain.
             flagged = bool(flag) or exception is not None or delivery.kind in _ACTIONABLE
             meta = {META_KEY: delivery.to_dict()}
             return _compat.result_with(result, append=append, failed=True if flagged else None, meta=meta)
-        except Exception:
-            logger.warning(
-                "toolerr: could not annotate a failed tool result; it passes unchanged", exc_info=True
-            )
-            return result
+        return result
 
-    @staticmethod
-    async def _before_failure(before_failure: Callable[[], Awaitable[None]]) -> None:
+
+async def _before_failure(before_failure: Callable[[], Awaitable[None]]) -> None:
+    with fail_open("fetching tool annotations", "the failure is delivered without them"):
         try:
             with anyio.move_on_after(BEFORE_FAILURE_TIMEOUT):
                 await before_failure()
-        except Exception:
+        except TRANSPORT_ERRORS:  # the server's failure (it closed, it cannot list): expected
             logger.debug("toolerr: fetching tool annotations failed", exc_info=True)
-
-
-def describe_exception(exc: BaseException) -> str:
-    """The text a failed call's result carries for an exception: ``MCP error -32602: ...``
-    for a JSON-RPC error (the form the TypeScript SDK uses), ``Name: message`` otherwise."""
-    given = getattr(exc, "tool_result_text", None)
-    if isinstance(given, str) and given:
-        return given
-    code = _compat.error_code(exc)
-    message = _compat.error_message(exc).strip()
-    if code is not None:
-        return f"MCP error {code}: {message}" if message else f"MCP error {code}"
-    if isinstance(exc, ValidationError):
-        return f"Error: the MCP server returned a result that is not valid: {message}"
-    name = type(exc).__name__
-    return f"{name}: {message}" if message else name
-
-
-def neutral_content(content: Any, *, resource_text: bool = True) -> list[dict[str, Any]]:
-    """MCP content blocks as the neutral content toolerr reads: text as text; images,
-    audio and binary resources as a short description (their data is not error text).
-    ``resource_text``: whether an embedded text resource's text is read too (only for a
-    result the server flagged as an error: in a success it is the data the tool returned,
-    a file or a log, not an error message)."""
-    blocks: list[dict[str, Any]] = []
-    for block in content or ():
-        kind = getattr(block, "type", None)
-        text = getattr(block, "text", None)
-        if kind == "text" and isinstance(text, str):
-            blocks.append({"type": "text", "text": text})
-            continue
-        resource = getattr(block, "resource", None)
-        if resource is not None:
-            entry: dict[str, Any] = {"type": "resource", "uri": str(getattr(resource, "uri", ""))}
-            data = getattr(resource, "text", None)
-            if resource_text and isinstance(data, str):
-                entry["text"] = data
-            blocks.append(entry)
-            continue
-        entry = {"type": str(kind or type(block).__name__)}
-        mime = getattr(block, "mime_type", None) or getattr(block, "mimeType", None)
-        if isinstance(mime, str):
-            entry["mime_type"] = mime
-        uri = getattr(block, "uri", None)
-        if uri is not None:
-            entry["uri"] = str(uri)
-        blocks.append(entry)
-    return blocks

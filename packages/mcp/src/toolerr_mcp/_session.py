@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from types import TracebackType
@@ -18,12 +17,9 @@ if TYPE_CHECKING:
     from toolerr import PolicyOptions
     from typing_extensions import Unpack
 
-logger = logging.getLogger("toolerr")
 
 ProgressCallback: TypeAlias = Callable[[float, float | None, str | None], Awaitable[None]]
 """The SDK's ``ProgressFnT`` (``mcp.shared.session`` in 1.x, ``mcp.shared.dispatcher`` in 2.x)."""
-
-_MAX_PAGES = 100
 
 
 class RecoveringSession:
@@ -141,7 +137,7 @@ class RecoveringSession:
         self._fetch_annotations = False  # once per session, whatever happens
         tools: list[Any] = []
         cursor: str | None = None
-        for _ in range(_MAX_PAGES):
+        for _ in range(_compat.MAX_PAGES):
             if cursor is None:
                 page = await self.session.list_tools()
             else:
