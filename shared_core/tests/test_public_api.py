@@ -117,7 +117,16 @@ ADAPTER_NAMES = [
 ]
 
 # The adapter kit: new in toolerr.adapters (never in toolerr).
-KIT_NAMES = ["Blocked", "Failure", "Layers", "RunSnapshot", "fail_open", "failure_of", "guard_call"]
+KIT_NAMES = [
+    "Blocked",
+    "Failure",
+    "Layers",
+    "RunSnapshot",
+    "fail_open",
+    "failure_as",
+    "failure_of",
+    "guard_call",
+]
 
 
 def test_all_names_exist_once() -> None:

@@ -6,7 +6,8 @@ recipe):
 - :class:`fail_open`: the one way an adapter swallows its own error (a WARNING on logger
   ``toolerr``, once per cause; :class:`~toolerr.ToolLoopError` always leaves);
 - :func:`failure_of`: a tool's exception to the text the model is shown and its verdict,
-  rendered once and classified once, from the object;
+  rendered once and classified once, from the object (:func:`failure_as` where a protocol
+  fixes the text);
 - :func:`guard_call`: before a tool runs, the loop check, the runtime answer for a
   blocked repeat and its remembered verdict;
 - :class:`RunSnapshot`: the conversation of a run's latest model call, its run scope and
@@ -34,7 +35,16 @@ from ._lru import LRUCache
 from ._policy import Policy
 from ._types import Message, ToolSafety, Verdict
 
-__all__ = ["Blocked", "Failure", "Layers", "RunSnapshot", "fail_open", "failure_of", "guard_call"]
+__all__ = [
+    "Blocked",
+    "Failure",
+    "Layers",
+    "RunSnapshot",
+    "fail_open",
+    "failure_as",
+    "failure_of",
+    "guard_call",
+]
 
 
 class fail_open:
@@ -105,6 +115,16 @@ def failure_of(layer: ToolErrorLayer, error: BaseException, *, tool: str | None 
     text = exception_text(error)
     verdict = layer.inspect_exception(error, text=text, tool=tool)
     return Failure(clean_text(text, layer.policy.max_error_chars), verdict)
+
+
+def failure_as(layer: ToolErrorLayer, error: BaseException, text: str, *, tool: str | None = None) -> Failure:
+    """:func:`failure_of` for a protocol that fixes how a failed call is shown (MCP's
+    ``MCP error -32602: Invalid params``, a proxy's own ``Error: ...``): ``text`` is kept
+    as the protocol renders it (not cleaned nor capped: it stands where the tool's own
+    result would, as the server's error text does) and the verdict is classified once,
+    from the object and that text. Raises what classification raises: call it inside
+    :class:`fail_open`."""
+    return Failure(text, layer.inspect_exception(error, text=text, tool=tool))
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -218,13 +238,3 @@ class Layers:
             layer = ToolErrorLayer(derived, on_record=base.on_record)
             self._kept.put(key, (base.policy, base.on_record, layer))
             return layer
-
-
-def failure_as(layer: ToolErrorLayer, error: BaseException, text: str, *, tool: str | None = None) -> Failure:
-    """:func:`failure_of` for a protocol that fixes how a failed call is shown (MCP's
-    ``MCP error -32602: Invalid params``, a proxy's own ``Error: ...``): ``text`` is kept
-    as the protocol renders it (not cleaned nor capped: it stands where the tool's own
-    result would, as the server's error text does) and the verdict is classified once,
-    from the object and that text. Raises what classification raises: call it inside
-    :class:`fail_open`."""
-    return Failure(text, layer.inspect_exception(error, text=text, tool=tool))

@@ -48,7 +48,7 @@ from ._detect import detect_failure, normalise_client
 from ._exceptions import exception_text
 from ._forms import DecisionStep, ExchangeResult, find_decision_step, pair_results
 from ._hygiene import SpecialTokens, clean_text, register_special_tokens, remove_special_tokens
-from ._kit import Blocked, Failure, Layers, RunSnapshot, fail_open, failure_of, guard_call
+from ._kit import Blocked, Failure, Layers, RunSnapshot, fail_open, failure_as, failure_of, guard_call
 from ._layer import records_of
 from ._ledger import RepeatReport
 from ._loop import LoopDecision, decide_loop
@@ -117,6 +117,7 @@ __all__ = [
     "exact_arguments",
     "exception_text",
     "fail_open",
+    "failure_as",
     "failure_of",
     "find_decision_step",
     "format_arguments",
