@@ -15,19 +15,17 @@ Hooks, one object:
   an ``args_validator``'s ``ModelRetry``) are classified from the exception object; past the
   tool's ``max_retries`` they are a failed result instead of ending the run.
 * ``before_model_request``: the form applied to the messages of that request only (the
-  run's history never holds a note).
-* ``prepare_tools``: retry safety from each tool's metadata and MCP annotations.
+  run's history never holds a note), with the retry safety its tools declare (metadata,
+  MCP annotations).
 
-Per-run state (the verdicts learnt from exception objects, the failed-call ledger) lives in
-the per-run instance that ``for_run`` returns, so concurrent runs of one agent never see
-each other's failures, whatever their call ids.
+Each run has its own run scope (the per-run instance that ``for_run`` returns) on the
+shared layers, so concurrent runs of one agent never see each other's failures, whatever
+their call ids.
 """
 
 from __future__ import annotations
 
 import copy
-import logging
-import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -39,10 +37,21 @@ from pydantic_ai.exceptions import ModelRetry, ToolFailed, ToolRetryError, Unexp
 from pydantic_ai.messages import ToolCallPart, ToolReturnPart
 from pydantic_ai.models import ModelRequestContext
 from pydantic_ai.tools import RunContext, ToolDefinition
-from toolerr import DetectionRecord, FailureLedger, Message, Policy, ToolErrorLayer, ToolLoopError, Verdict
-from toolerr.adapters import LRUCache, ToolSafety, clean_text, exception_text, safety_from_annotations
+from toolerr import DetectionRecord, FailureLedger, Message, Policy, ToolErrorLayer
+from toolerr._kit import framework_verdict
+from toolerr.adapters import (
+    ConversionCache,
+    Layers,
+    RunSnapshot,
+    ToolSafety,
+    clean_text,
+    fail_open,
+    failure_of,
+    guard_call,
+    safety_from_annotations,
+)
 
-from ._convert import CLIENT, MessageCache, call_of, to_conversation, tool_return_text
+from ._convert import CLIENT, call_of, to_conversation, tool_return_text
 
 if TYPE_CHECKING:
     from toolerr import PolicyOptions
@@ -50,44 +59,17 @@ if TYPE_CHECKING:
 
 __all__ = ["ToolErrors"]
 
-logger = logging.getLogger("toolerr")
-
 _SAFETIES = ("read_only", "idempotent", "unsafe")
 _SAFETY_KEY = "toolerr_safety"
 """``ToolDefinition.metadata`` key (``Tool(..., metadata={"toolerr_safety": "read_only"})``)."""
-_FALLBACK_RUNS = 64
+
+
+_RETRY = framework_verdict("pydantic-ai", "ModelRetry")
+"""The verdict of a ``ModelRetry`` (a tool's, a tool hook's or an argument validator's)."""
 
 
 class _Mapped(ModelRetry):
     """The ``ModelRetry`` toolerr raises for a fixable failure (not the tool author's)."""
-
-
-class _RunState:
-    """One run's toolerr state: its own layer (verdicts by call id), the neutral
-    conversation of its latest model request and the ledger built from it on first use."""
-
-    __slots__ = ("_ledger", "_lock", "cache", "layer", "messages", "safety")
-
-    def __init__(self, layer: ToolErrorLayer) -> None:
-        self.layer = layer
-        self.cache = MessageCache()
-        self.messages: Sequence[Message] | None = None
-        self.safety: dict[str, ToolSafety] = {}
-        self._ledger: FailureLedger | None = None
-        self._lock = threading.Lock()
-
-    def snapshot(self, messages: Sequence[Message]) -> None:
-        with self._lock:
-            self.messages = messages
-            self._ledger = None
-
-    def ledger(self) -> FailureLedger | None:
-        with self._lock:
-            if self.messages is None:
-                return None
-            if self._ledger is None:
-                self._ledger = self.layer.replay(self.messages)[0]
-            return self._ledger
 
 
 class ToolErrors(AbstractCapability[Any]):
@@ -115,10 +97,11 @@ class ToolErrors(AbstractCapability[Any]):
     ) -> None:
         self.policy = Policy.coerce(policy, client=CLIENT, **options)
         self.on_record = on_record
-        self._run: _RunState | None = None
-        # Runs whose hooks reach this shared instance without for_run (defensive).
-        self._fallback: LRUCache[str, _RunState] = LRUCache(_FALLBACK_RUNS)
-        self._fallback_lock = threading.Lock()
+        self._layers = Layers(ToolErrorLayer(self.policy, on_record=on_record))
+        self._cache = ConversionCache()
+        self._per_run = False
+        self._snapshot: RunSnapshot | None = None
+        """The run's latest model request (its layer, run scope and ledger); per-run only."""
 
     def __repr__(self) -> str:
         return f"ToolErrors(policy={self.policy!r})"
@@ -127,47 +110,25 @@ class ToolErrors(AbstractCapability[Any]):
     def get_serialization_name(cls) -> str | None:
         return None  # takes callables; not spec-serializable
 
-    # -- per-run state -----------------------------------------------------------------
-
-    def _new_state(self) -> _RunState:
-        return _RunState(ToolErrorLayer(self.policy, on_record=self.on_record))
+    # -- the run -------------------------------------------------------------------------
 
     async def for_run(self, ctx: RunContext[Any]) -> AbstractCapability[Any]:
         run = copy.copy(self)
-        run._run = self._new_state()
-        run._fallback = LRUCache(_FALLBACK_RUNS)
-        run._fallback_lock = threading.Lock()
+        run._per_run = True
+        run._snapshot = None
         return run
 
-    def _state(self, ctx: RunContext[Any]) -> _RunState:
-        if self._run is not None:
-            return self._run
-        key = ctx.run_id or f"ctx:{id(ctx)}"
-        with self._fallback_lock:
-            state = self._fallback.get(key)
-            if state is None:
-                state = self._new_state()
-                self._fallback.put(key, state)
-            return state
+    def _run(self, ctx: RunContext[Any]) -> object:
+        """The run scope: the per-run instance, or (hooks that reach the shared instance
+        without ``for_run``, defensive) the run's id, kept by the layer."""
+        return self if self._per_run else (ctx.run_id or f"ctx:{id(ctx)}")
 
-    # -- retry safety --------------------------------------------------------------------
-
-    async def prepare_tools(
-        self, ctx: RunContext[Any], tool_defs: list[ToolDefinition]
-    ) -> list[ToolDefinition]:
-        try:
-            state = self._state(ctx)
-            safety = dict(state.safety)
-            for tool_def in tool_defs:
-                declared = _declared_safety(tool_def)
-                if declared is not None:
-                    safety[tool_def.name] = declared
-            if safety != state.safety:
-                state.safety = safety
-                state.layer.policy = self.policy.with_tool_safety(safety)
-        except Exception:
-            logger.warning("toolerr: reading tool safety failed; ignored", exc_info=True)
-        return tool_defs
+    def _scope(self, ctx: RunContext[Any]) -> tuple[ToolErrorLayer, object]:
+        """The layer and run scope of the run's latest model request."""
+        snapshot = self._snapshot
+        if snapshot is not None:
+            return snapshot.layer, snapshot.run
+        return self._layers.layer, self._run(ctx)
 
     # -- the model request ---------------------------------------------------------------
 
@@ -176,20 +137,18 @@ class ToolErrors(AbstractCapability[Any]):
     ) -> ModelRequestContext:
         """The form applied to this request's messages; the history is not changed.
         Fails open; raises :class:`toolerr.ToolLoopError` only for loop action ``stop``."""
-        try:
-            state = self._state(ctx)
-            conversation = to_conversation(request_context.messages, state.cache)
-            state.snapshot(conversation.messages)
-            result = state.layer.rewrite(conversation.messages)
+        with fail_open("rewriting the model request"):
+            tools = request_context.model_request_parameters.function_tools
+            layer = self._layers.get(safety=_declared_safety(tools))
+            run = self._run(ctx)
+            conversation = to_conversation(request_context.messages, self._cache)
+            if self._per_run:
+                self._snapshot = RunSnapshot(layer, conversation.messages, run)
+            result = layer.rewrite(conversation.messages, run=run)
             if not result.changed:
                 return request_context
-            messages = conversation.to_model_messages(result.messages)
-        except ToolLoopError:
-            raise
-        except Exception:
-            logger.warning("toolerr: rewriting the model request failed; it passes unchanged", exc_info=True)
-            return request_context
-        return replace(request_context, messages=messages)
+            return replace(request_context, messages=conversation.to_model_messages(result.messages))
+        return request_context
 
     # -- tool execution ------------------------------------------------------------------
 
@@ -202,84 +161,68 @@ class ToolErrors(AbstractCapability[Any]):
         args: ValidatedToolArgs,
         handler: WrapToolExecuteHandler,
     ) -> Any:
-        state = self._state(ctx)
-        if self.policy.loop_action != "note":
-            self._guard(state, call)
+        layer, run = self._scope(ctx)
+        if layer.policy.loop_action != "note":
+            neutral, snapshot = call_of(call), self._snapshot
+            blocked = guard_call(
+                layer,
+                neutral.name,
+                neutral.arguments,
+                call.tool_call_id,
+                raw=neutral.raw_arguments,
+                ledger=snapshot.ledger if snapshot is not None else lambda: self._ledger(ctx, layer, run),
+                run=run,
+            )
+            if blocked is not None:
+                raise ToolFailed(blocked.text)
         try:
             return await handler(args)
         except ToolRetryError as error:
-            self._retried(state, ctx, call, tool_def, error)
+            self._retried(ctx, call, tool_def, error)
             raise
         except _Mapped:
             raise
         except ModelRetry as error:  # from a tool hook: the framework charges the retry
-            self._remember_retry(state, call, error.message)
+            layer.remember(call.tool_call_id, _RETRY, content=error.message, run=run)
             raise
 
-    def _guard(self, state: _RunState, call: ToolCallPart) -> None:
-        """Loop action ``block``/``stop``: an identical repeat of a failed call is not run."""
-        try:
-            ledger = state.ledger()
-            if ledger is None:
-                return
-            neutral = call_of(call)
-        except Exception:
-            logger.warning("toolerr: checking a tool call for repeats failed; the call runs", exc_info=True)
-            return
-        decision = state.layer.check_call(
-            neutral.name, neutral.arguments, raw=neutral.raw_arguments, ledger=ledger
-        )
-        if decision.action == "block":
-            raise ToolFailed(state.layer.blocked_result(call.tool_call_id, decision))
+    def _ledger(self, ctx: RunContext[Any], layer: ToolErrorLayer, run: object) -> FailureLedger:
+        """Without a snapshot (no ``for_run``): the ledger of the run's history so far."""
+        return layer.replay(to_conversation(ctx.messages, self._cache).messages, run=run)[0]
 
     def _retried(
-        self,
-        state: _RunState,
-        ctx: RunContext[Any],
-        call: ToolCallPart,
-        tool_def: ToolDefinition,
-        error: ToolRetryError,
+        self, ctx: RunContext[Any], call: ToolCallPart, tool_def: ToolDefinition, error: ToolRetryError
     ) -> None:
         """A retry the framework turned into a ``retried`` tool return: the author's
         ``ModelRetry`` (fixable) or an MCP error result (classified from its text; a kind
         that is not fixable becomes a failed result: the model is not told to correct
         it, although pydantic-ai has already counted the retry)."""
-        try:
+        with fail_open("classifying a retried tool call", "ignored") as guard:
             part = error.tool_retry
             if not isinstance(part, ToolReturnPart) or isinstance(error.__cause__, _Mapped):
                 return
             text = tool_return_text(part)
             if not _is_mcp(tool_def):
-                self._remember_retry(state, call, text)
+                layer, run = self._scope(ctx)
+                layer.remember(call.tool_call_id, _RETRY, content=text, run=run)
                 return
-        except Exception:
-            logger.warning("toolerr: classifying a retried tool call failed; ignored", exc_info=True)
-            return
-        self._mcp_failure(state, call, text, fixable_retries=True)
+        if not guard.failed:
+            self._mcp_failure(ctx, call, text, fixable_retries=True)
 
     def _mcp_failure(
-        self, state: _RunState, call: ToolCallPart, text: str, *, fixable_retries: bool = False
+        self, ctx: RunContext[Any], call: ToolCallPart, text: str, *, fixable_retries: bool = False
     ) -> None:
         """An MCP error result (``isError``), classified from its text: a fixable one keeps
         the framework's retry (while there is one); every other becomes a failed result."""
-        try:
-            verdict = state.layer.inspect(
+        with fail_open("classifying an MCP error result", "ignored") as guard:
+            layer, run = self._scope(ctx)
+            verdict = layer.inspect(
                 Message(role="tool", content=text, is_error=True, name=call.tool_name, client="mcp")
             )
-            state.layer.remember(call.tool_call_id, verdict, content=text)
-        except Exception:
-            logger.warning("toolerr: classifying an MCP error result failed; ignored", exc_info=True)
-            return
-        if fixable_retries and verdict.kind == "fixable":
+            layer.remember(call.tool_call_id, verdict, content=text, run=run)
+        if guard.failed or (fixable_retries and verdict.kind == "fixable"):
             return
         raise ToolFailed(text)
-
-    def _remember_retry(self, state: _RunState, call: ToolCallPart, text: str) -> None:
-        state.layer.remember(
-            call.tool_call_id,
-            Verdict(failed=True, kind="fixable", rule="pydantic-ai:ModelRetry", detection="exception"),
-            content=text,
-        )
 
     async def on_tool_validate_error(
         self,
@@ -293,48 +236,41 @@ class ToolErrors(AbstractCapability[Any]):
         """The model's arguments failed validation: the framework's retry while the tool
         has retries left; past its ``max_retries`` a failed result (fixable) instead of
         ``UnexpectedModelBehavior`` ending the run."""
-        try:
+        where = "classifying an argument validation error"
+        with fail_open(where, "it propagates", reraise=(ValidationError, ModelRetry)) as guard:
+            layer, run = self._scope(ctx)
             if ctx.retries.get(call.tool_name, 0) < ctx.max_retries:
-                self._remember_rejected(self._state(ctx), call, error)
+                self._remember_rejected(layer, run, call, error)
                 raise error
-            state = self._state(ctx)
             if isinstance(error, ModelRetry):
-                text = clean_text(error.message, self.policy.max_error_chars)
-                self._remember_retry(state, call, text)
+                text, verdict = clean_text(error.message, self.policy.max_error_chars), _RETRY
             else:
-                text = clean_text(exception_text(error), self.policy.max_error_chars)
-                verdict = state.layer.inspect_exception(error, tool=call.tool_name)
-                state.layer.remember(call.tool_call_id, verdict, content=text)
-        except (ValidationError, ModelRetry):
-            raise
-        except Exception:
-            logger.warning(
-                "toolerr: classifying an argument validation error failed; it propagates", exc_info=True
-            )
+                failure = failure_of(layer, error, tool=call.tool_name)
+                text, verdict = failure.text, failure.verdict
+            layer.remember(call.tool_call_id, verdict, content=text, run=run)
+        if guard.failed:
             raise error from None
         raise ToolFailed(text) from error
 
     def _remember_rejected(
-        self, state: _RunState, call: ToolCallPart, error: ValidationError | ModelRetry
+        self, layer: ToolErrorLayer, run: object, call: ToolCallPart, error: ValidationError | ModelRetry
     ) -> None:
         """The verdict from the exception object for the ``retried`` result the framework
         answers rejected arguments with (remembered for that result's exact content, which
         pydantic-ai builds from the error): malformed JSON is as fixable on the first retry
         as past ``max_retries``, whatever words its retry text has. Fails open: the result
         is then classified from its text."""
-        try:
+        with fail_open("classifying rejected tool arguments", "ignored"):
             # the framework's own builder of that result (not public API: imported here, so
             # that its absence in another pydantic-ai version only falls back to the text)
             from pydantic_ai._output import build_retried_tool_return
 
             content = tool_return_text(build_retried_tool_return(error, tool_name=call.tool_name))
             if isinstance(error, ModelRetry):
-                self._remember_retry(state, call, content)
-                return
-            verdict = state.layer.inspect_exception(error, tool=call.tool_name)
-            state.layer.remember(call.tool_call_id, verdict, content=content)
-        except Exception:
-            logger.warning("toolerr: classifying rejected tool arguments failed; ignored", exc_info=True)
+                verdict = _RETRY
+            else:
+                verdict = failure_of(layer, error, tool=call.tool_name).verdict
+            layer.remember(call.tool_call_id, verdict, content=content, run=run)
 
     async def on_tool_execute_error(
         self,
@@ -353,19 +289,17 @@ class ToolErrors(AbstractCapability[Any]):
             # would without toolerr; an MCP error result becomes a failed result.
             if not _is_mcp(tool_def):
                 raise error
-            self._mcp_failure(self._state(ctx), call, cause.message)
-        try:
-            state = self._state(ctx)
-            verdict = state.layer.inspect_exception(error, tool=call.tool_name)
-            text = clean_text(exception_text(error), self.policy.max_error_chars)
-            state.layer.remember(call.tool_call_id, verdict, content=text)
+            self._mcp_failure(ctx, call, cause.message)
+        with fail_open("classifying a tool exception", "it propagates") as guard:
+            layer, run = self._scope(ctx)
+            failure = failure_of(layer, error, tool=call.tool_name)
+            layer.remember(call.tool_call_id, failure.verdict, content=failure.text, run=run)
             retries_left = ctx.retries.get(call.tool_name, 0) < ctx.max_retries
-        except Exception:
-            logger.warning("toolerr: classifying a tool exception failed; it propagates", exc_info=True)
+        if guard.failed:
             raise error from None
-        if verdict.kind == "fixable" and retries_left:
-            raise _Mapped(text) from error
-        raise ToolFailed(text) from error
+        if failure.verdict.kind == "fixable" and retries_left:
+            raise _Mapped(failure.text) from error
+        raise ToolFailed(failure.text) from error
 
 
 def _is_mcp(tool_def: ToolDefinition) -> bool:
@@ -374,14 +308,16 @@ def _is_mcp(tool_def: ToolDefinition) -> bool:
     return isinstance(metadata, Mapping) and "annotations" in metadata and "meta" in metadata
 
 
-def _declared_safety(tool_def: ToolDefinition) -> ToolSafety | None:
-    metadata = tool_def.metadata
-    if not isinstance(metadata, Mapping):
-        return None
-    declared = metadata.get(_SAFETY_KEY)
-    if declared in _SAFETIES:
-        return declared  # type: ignore[no-any-return]
-    annotations = metadata.get("annotations")
-    if annotations is not None:
-        return safety_from_annotations(annotations)
-    return None
+def _declared_safety(tools: Sequence[ToolDefinition]) -> dict[str, ToolSafety]:
+    """The retry safety the request's tools declare (metadata, MCP annotations)."""
+    safety: dict[str, ToolSafety] = {}
+    for tool_def in tools:
+        metadata = tool_def.metadata
+        if not isinstance(metadata, Mapping):
+            continue
+        declared = metadata.get(_SAFETY_KEY)
+        if declared not in _SAFETIES and metadata.get("annotations") is not None:
+            declared = safety_from_annotations(metadata["annotations"])
+        if declared in _SAFETIES:
+            safety[tool_def.name] = declared
+    return safety

@@ -39,7 +39,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 from toolerr import Message, ToolCall
-from toolerr.adapters import NoteParts
+from toolerr.adapters import ConversionCache, NoteParts
 
 CLIENT = "generic"
 
@@ -48,29 +48,8 @@ _ERROR_OUTCOMES = frozenset({"failed", "retried"})
 _Origin = tuple[ModelMessage, int | None]
 """(the model message, index of the part in a request; ``None`` for a response)."""
 
-_Converted = tuple[ModelMessage, tuple[Any, ...], list[Message], dict[int, int]]
-"""A model message, its parts when converted, its neutral messages and their calls."""
-
-
-class MessageCache:
-    """The neutral messages of the model messages one run has converted, by object: a
-    history that only grew gives the same neutral objects again, so the core's replay
-    continues from its checkpoint instead of starting over (and conversion is paid once).
-    A message whose parts changed since is converted again."""
-
-    __slots__ = ("_entries",)
-
-    def __init__(self) -> None:
-        self._entries: dict[int, _Converted] = {}
-
-    def get(self, message: ModelMessage) -> _Converted | None:
-        entry = self._entries.get(id(message))
-        if entry is None or entry[0] is not message or not _same_parts(message.parts, entry[1]):
-            return None
-        return entry
-
-    def put(self, entry: _Converted) -> None:
-        self._entries[id(entry[0])] = entry
+_Converted = tuple[tuple[Any, ...], list[Message], dict[int, int]]
+"""A model message's parts when converted, its neutral messages and their calls."""
 
 
 _NOTES: NoteParts[UserPromptPart] = NoteParts()
@@ -127,16 +106,12 @@ def _part_message(part: ModelRequestPart, origin: _Origin) -> Message:
     return Message(role="system", content="", origin=origin)
 
 
-def _call(part: ToolCallPart) -> ToolCall:
+def call_of(part: ToolCallPart) -> ToolCall:
+    """The neutral call of a tool call part (what the ledger checks a new call by)."""
     args = part.args
     if isinstance(args, str):
         return ToolCall.from_raw(part.tool_call_id, part.tool_name, args)
     return ToolCall(id=part.tool_call_id, name=part.tool_name, arguments=dict(args or {}))
-
-
-def call_of(part: ToolCallPart) -> ToolCall:
-    """The neutral call of a tool call part (what the ledger checks a new call by)."""
-    return _call(part)
 
 
 @dataclass
@@ -241,20 +216,23 @@ def _same_parts(parts: Sequence[Any], original: Sequence[Any]) -> bool:
     return len(parts) == len(original) and all(a is b for a, b in zip(parts, original, strict=True))
 
 
-def to_conversation(messages: Sequence[ModelMessage], cache: MessageCache | None = None) -> Conversation:
-    """The neutral conversation of a model request's messages (reusing ``cache``'s)."""
+def to_conversation(messages: Sequence[ModelMessage], cache: ConversionCache | None = None) -> Conversation:
+    """The neutral conversation of a model request's messages. With ``cache``, a model
+    message converted before (the same object, its parts unchanged) gives the same neutral
+    messages again: a history that only grew is converted once and replayed from the
+    core's checkpoint."""
     conversation = Conversation(messages)
     out = conversation.messages
     for index, message in enumerate(messages):
         conversation.index_of[id(message)] = index
-        entry = cache.get(message) if cache is not None else None
-        if entry is None:
-            entry = _convert(message)
-            if cache is not None:
-                cache.put(entry)
-        out.extend(entry[2])
-        conversation.calls.update(entry[3])
+        entry = _convert(message) if cache is None else cache.get_object(message, _convert, _unchanged)
+        out.extend(entry[1])
+        conversation.calls.update(entry[2])
     return conversation
+
+
+def _unchanged(message: ModelMessage, entry: _Converted) -> bool:
+    return _same_parts(message.parts, entry[0])
 
 
 def _convert(message: ModelMessage) -> _Converted:
@@ -267,16 +245,12 @@ def _convert(message: ModelMessage) -> _Converted:
             if isinstance(part, TextPart):
                 texts.append(part.content)
             elif isinstance(part, ToolCallPart):
-                call = _call(part)
+                call = call_of(part)
                 calls[id(call)] = position
                 tool_calls.append(call)
         neutral = Message(
             role="assistant", content="".join(texts), tool_calls=tuple(tool_calls), origin=(message, None)
         )
-        return message, parts, [neutral], calls
-    return (
-        message,
-        parts,
-        [_part_message(part, (message, position)) for position, part in enumerate(message.parts)],
-        calls,
-    )
+        return parts, [neutral], calls
+    neutral_parts = [_part_message(part, (message, position)) for position, part in enumerate(message.parts)]
+    return parts, neutral_parts, calls
