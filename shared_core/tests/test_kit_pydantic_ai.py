@@ -1,13 +1,15 @@
-"""The kit's framework verdicts (toolerr._kit.framework_verdict): a failure a framework's
-own signal declares, with the rule id the core owns for it."""
+"""The kit's additions for the pydantic-ai adapter: framework_verdict (a failure a
+framework's own signal declares, with the rule id the core owns for it) and
+declared_safety (the retry safety a tool's metadata declares)."""
 
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import pytest
 from toolerr import Message, ToolErrorLayer, Verdict
-from toolerr._kit import framework_verdict
+from toolerr._kit import declared_safety, framework_verdict
 
 
 def test_pydantic_ai_model_retry_is_fixable_with_its_rule() -> None:
@@ -32,3 +34,20 @@ def test_the_verdict_decides_whatever_the_words() -> None:
     message = Message(role="tool", content=text, tool_call_id="c1", name="read_file", is_error=True)
     assert layer.inspect(message, run="r") is verdict
     assert layer.inspect(dataclasses.replace(message, verdict=verdict)) is verdict
+
+
+@pytest.mark.parametrize(
+    ("metadata", "expected"),
+    [
+        ({"toolerr_safety": "read_only"}, "read_only"),
+        ({"toolerr_safety": "unsafe", "annotations": {"readOnlyHint": True}}, "unsafe"),
+        ({"toolerr_safety": "bogus", "annotations": {"idempotentHint": True}}, "idempotent"),
+        ({"annotations": {"destructiveHint": True}}, "unsafe"),
+        ({"annotations": None}, None),
+        ({}, None),
+        (None, None),
+        ("read_only", None),
+    ],
+)
+def test_declared_safety_from_a_tools_metadata(metadata: Any, expected: str | None) -> None:
+    assert declared_safety(metadata) == expected

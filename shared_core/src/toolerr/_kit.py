@@ -250,3 +250,25 @@ def framework_verdict(framework: str, signal: str) -> Verdict:
         core does not know.
     """
     return _FRAMEWORK_VERDICTS[framework, signal]
+
+
+def declared_safety(metadata: Any) -> ToolSafety | None:
+    """The retry safety a tool's own metadata declares, for an adapter whose framework
+    gives tools a metadata mapping: the ``toolerr_safety`` key (``read_only``,
+    ``idempotent``, ``unsafe``), else MCP-style hints under ``annotations``
+    (:func:`~toolerr.adapters.safety_from_annotations`).
+
+    Args:
+        metadata: the tool's metadata (anything that is not a mapping declares nothing).
+
+    Returns:
+        The declared safety, or ``None``.
+    """
+    from ._policy import safety_from_annotations
+
+    if not isinstance(metadata, Mapping):
+        return None
+    declared = metadata.get("toolerr_safety")
+    if declared in ("read_only", "idempotent", "unsafe"):
+        return declared  # type: ignore[no-any-return]
+    return safety_from_annotations(metadata.get("annotations"))

@@ -1,26 +1,19 @@
 """ToolErrors: toolerr as a pydantic-ai capability.
 
-Hooks, one object:
+* ``on_tool_execute_error``: a tool raised: a failed result with its diagnosis (``Name:
+  message``, capped) instead of the end of the run; a fixable failure takes the framework's
+  retry path (``ModelRetry``) while the tool has retries left, anything else is a
+  ``ToolFailed`` result (no retry spent).
+* ``wrap_tool_execute``: a tool author's ``ModelRetry`` counts as fixable; an MCP
+  ``isError`` result is classified from its text; loop action ``block``/``stop`` keeps an
+  identical repeat of a failed call from running.
+* ``on_tool_validate_error``: rejected arguments, classified from the exception object;
+  past the tool's ``max_retries`` a failed result instead of the end of the run.
+* ``before_model_request``: the form applied to that request only (the run's history never
+  holds a note), with the retry safety its tools declare (metadata, MCP annotations).
 
-* ``on_tool_execute_error``: a tool raised; classify the exception object and give the
-  model a failed tool result with its diagnosis (``Name: message``, capped) instead of
-  ending the run. A fixable failure takes the framework's retry path (``ModelRetry``) while
-  the tool has retries left; every other kind, and a fixable one past the tool's
-  ``max_retries``, is a ``ToolFailed`` result (no retry budget spent, the run goes on).
-* ``wrap_tool_execute``: a tool author's ``ModelRetry`` keeps working and is remembered as
-  a fixable failure; an MCP ``isError`` result (pydantic-ai raises ``ModelRetry`` for it)
-  is classified from its text; with loop action ``block``/``stop`` an identical repeat of
-  a failed non-transient call is not executed.
-* ``on_tool_validate_error``: arguments that fail validation (malformed JSON, wrong types,
-  an ``args_validator``'s ``ModelRetry``) are classified from the exception object; past the
-  tool's ``max_retries`` they are a failed result instead of ending the run.
-* ``before_model_request``: the form applied to the messages of that request only (the
-  run's history never holds a note), with the retry safety its tools declare (metadata,
-  MCP annotations).
-
-Each run has its own run scope (the per-run instance that ``for_run`` returns) on the
-shared layers, so concurrent runs of one agent never see each other's failures, whatever
-their call ids.
+Each run (the instance ``for_run`` returns) is a run scope of its own on the shared layers:
+concurrent runs never see each other's failures, whatever their call ids.
 """
 
 from __future__ import annotations
@@ -38,9 +31,10 @@ from pydantic_ai.messages import ToolCallPart, ToolReturnPart
 from pydantic_ai.models import ModelRequestContext
 from pydantic_ai.tools import RunContext, ToolDefinition
 from toolerr import DetectionRecord, FailureLedger, Message, Policy, ToolErrorLayer
-from toolerr._kit import framework_verdict
+from toolerr._kit import declared_safety, framework_verdict
 from toolerr.adapters import (
     ConversionCache,
+    Failure,
     Layers,
     RunSnapshot,
     ToolSafety,
@@ -48,7 +42,6 @@ from toolerr.adapters import (
     fail_open,
     failure_of,
     guard_call,
-    safety_from_annotations,
 )
 
 from ._convert import CLIENT, call_of, to_conversation, tool_return_text
@@ -58,11 +51,6 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
 __all__ = ["ToolErrors"]
-
-_SAFETIES = ("read_only", "idempotent", "unsafe")
-_SAFETY_KEY = "toolerr_safety"
-"""``ToolDefinition.metadata`` key (``Tool(..., metadata={"toolerr_safety": "read_only"})``)."""
-
 
 _RETRY = framework_verdict("pydantic-ai", "ModelRetry")
 """The verdict of a ``ModelRetry`` (a tool's, a tool hook's or an argument validator's)."""
@@ -115,20 +103,15 @@ class ToolErrors(AbstractCapability[Any]):
     async def for_run(self, ctx: RunContext[Any]) -> AbstractCapability[Any]:
         run = copy.copy(self)
         run._per_run = True
-        run._snapshot = None
         return run
 
-    def _run(self, ctx: RunContext[Any]) -> object:
-        """The run scope: the per-run instance, or (hooks that reach the shared instance
-        without ``for_run``, defensive) the run's id, kept by the layer."""
-        return self if self._per_run else (ctx.run_id or f"ctx:{id(ctx)}")
-
     def _scope(self, ctx: RunContext[Any]) -> tuple[ToolErrorLayer, object]:
-        """The layer and run scope of the run's latest model request."""
+        """The layer of the run's latest model request and the run scope: the per-run
+        instance, or (hooks that reach the shared instance without ``for_run``) the run id."""
         snapshot = self._snapshot
         if snapshot is not None:
             return snapshot.layer, snapshot.run
-        return self._layers.layer, self._run(ctx)
+        return self._layers.layer, self if self._per_run else (ctx.run_id or f"ctx:{id(ctx)}")
 
     # -- the model request ---------------------------------------------------------------
 
@@ -140,7 +123,7 @@ class ToolErrors(AbstractCapability[Any]):
         with fail_open("rewriting the model request"):
             tools = request_context.model_request_parameters.function_tools
             layer = self._layers.get(safety=_declared_safety(tools))
-            run = self._run(ctx)
+            run = self._scope(ctx)[1]
             conversation = to_conversation(request_context.messages, self._cache)
             if self._per_run:
                 self._snapshot = RunSnapshot(layer, conversation.messages, run)
@@ -236,41 +219,44 @@ class ToolErrors(AbstractCapability[Any]):
         """The model's arguments failed validation: the framework's retry while the tool
         has retries left; past its ``max_retries`` a failed result (fixable) instead of
         ``UnexpectedModelBehavior`` ending the run."""
-        where = "classifying an argument validation error"
-        with fail_open(where, "it propagates", reraise=(ValidationError, ModelRetry)) as guard:
-            layer, run = self._scope(ctx)
-            if ctx.retries.get(call.tool_name, 0) < ctx.max_retries:
-                self._remember_rejected(layer, run, call, error)
-                raise error
-            if isinstance(error, ModelRetry):
-                text, verdict = clean_text(error.message, self.policy.max_error_chars), _RETRY
-            else:
-                failure = failure_of(layer, error, tool=call.tool_name)
-                text, verdict = failure.text, failure.verdict
-            layer.remember(call.tool_call_id, verdict, content=text, run=run)
-        if guard.failed:
+        if ctx.retries.get(call.tool_name, 0) < ctx.max_retries:
+            self._remember_rejected(ctx, call, error)
+            raise error
+        failure = self._failed(ctx, call, error, "classifying an argument validation error")
+        if failure is None:
             raise error from None
-        raise ToolFailed(text) from error
+        raise ToolFailed(failure.text) from error
+
+    def _failed(
+        self, ctx: RunContext[Any], call: ToolCallPart, error: Exception, where: str
+    ) -> Failure | None:
+        """The failure shown for ``error``, remembered for the call; ``None`` when toolerr
+        failed (logged: the error propagates as without toolerr)."""
+        with fail_open(where, "it propagates") as guard:
+            layer, run = self._scope(ctx)
+            failure = self._failure(layer, error, call)
+            layer.remember(call.tool_call_id, failure.verdict, content=failure.text, run=run)
+        return None if guard.failed else failure
+
+    def _failure(self, layer: ToolErrorLayer, error: Exception, call: ToolCallPart) -> Failure:
+        """A ``ModelRetry`` is the framework's fixable signal; any other error is classified."""
+        if isinstance(error, ModelRetry):
+            return Failure(clean_text(error.message, self.policy.max_error_chars), _RETRY)
+        return failure_of(layer, error, tool=call.tool_name)
 
     def _remember_rejected(
-        self, layer: ToolErrorLayer, run: object, call: ToolCallPart, error: ValidationError | ModelRetry
+        self, ctx: RunContext[Any], call: ToolCallPart, error: ValidationError | ModelRetry
     ) -> None:
-        """The verdict from the exception object for the ``retried`` result the framework
-        answers rejected arguments with (remembered for that result's exact content, which
-        pydantic-ai builds from the error): malformed JSON is as fixable on the first retry
-        as past ``max_retries``, whatever words its retry text has. Fails open: the result
-        is then classified from its text."""
+        """The verdict of the exception object, for the ``retried`` result pydantic-ai builds
+        from it: malformed JSON is as fixable on the first retry as past ``max_retries``."""
         with fail_open("classifying rejected tool arguments", "ignored"):
             # the framework's own builder of that result (not public API: imported here, so
             # that its absence in another pydantic-ai version only falls back to the text)
             from pydantic_ai._output import build_retried_tool_return
 
             content = tool_return_text(build_retried_tool_return(error, tool_name=call.tool_name))
-            if isinstance(error, ModelRetry):
-                verdict = _RETRY
-            else:
-                verdict = failure_of(layer, error, tool=call.tool_name).verdict
-            layer.remember(call.tool_call_id, verdict, content=content, run=run)
+            layer, run = self._scope(ctx)
+            layer.remember(call.tool_call_id, self._failure(layer, error, call).verdict, content, run=run)
 
     async def on_tool_execute_error(
         self,
@@ -290,14 +276,10 @@ class ToolErrors(AbstractCapability[Any]):
             if not _is_mcp(tool_def):
                 raise error
             self._mcp_failure(ctx, call, cause.message)
-        with fail_open("classifying a tool exception", "it propagates") as guard:
-            layer, run = self._scope(ctx)
-            failure = failure_of(layer, error, tool=call.tool_name)
-            layer.remember(call.tool_call_id, failure.verdict, content=failure.text, run=run)
-            retries_left = ctx.retries.get(call.tool_name, 0) < ctx.max_retries
-        if guard.failed:
+        failure = self._failed(ctx, call, error, "classifying a tool exception")
+        if failure is None:
             raise error from None
-        if failure.verdict.kind == "fixable" and retries_left:
+        if failure.verdict.kind == "fixable" and ctx.retries.get(call.tool_name, 0) < ctx.max_retries:
             raise _Mapped(failure.text) from error
         raise ToolFailed(failure.text) from error
 
@@ -310,14 +292,5 @@ def _is_mcp(tool_def: ToolDefinition) -> bool:
 
 def _declared_safety(tools: Sequence[ToolDefinition]) -> dict[str, ToolSafety]:
     """The retry safety the request's tools declare (metadata, MCP annotations)."""
-    safety: dict[str, ToolSafety] = {}
-    for tool_def in tools:
-        metadata = tool_def.metadata
-        if not isinstance(metadata, Mapping):
-            continue
-        declared = metadata.get(_SAFETY_KEY)
-        if declared not in _SAFETIES and metadata.get("annotations") is not None:
-            declared = safety_from_annotations(metadata["annotations"])
-        if declared in _SAFETIES:
-            safety[tool_def.name] = declared
-    return safety
+    declared = {tool_def.name: declared_safety(tool_def.metadata) for tool_def in tools}
+    return {name: safety for name, safety in declared.items() if safety is not None}

@@ -1,20 +1,12 @@
 """pydantic-ai messages <-> the neutral toolerr conversation.
 
-A pydantic-ai conversation is a list of ``ModelRequest`` (parts: system prompts, user
-prompts, tool returns, retry feedback ...) and ``ModelResponse`` (text, tool calls ...).
 Each request part becomes one neutral message (a ``ToolReturnPart`` a ``tool`` message,
-its ``outcome`` ``failed``/``retried`` the error flag; a part toolerr has no use for an
-empty ``system`` placeholder that keeps its place); each response becomes one
-``assistant`` message with its tool calls. On the way back, every neutral message the core
-left untouched (the same object) gives back its original part, and a model message whose
-parts are all unchanged is the very same object, so an unchanged request is the one
-pydantic-ai built. New neutral messages (a runtime note) become ``UserPromptPart``\\ s of
-the request they follow.
-
-A user prompt part toolerr did not make (a ``ToolReturn``'s ``content``, which pydantic-ai
-sends as a user prompt part after the tool returns, may be tool text) cannot pass for a
-runtime note: toolerr's note prefix in it is shown to the core in a form the core does not
-read as a note, and what a form appends to such a part is appended to its own content.
+``failed``/``retried`` its error flag; a part toolerr has no use for an empty ``system``
+placeholder), each response one ``assistant`` message with its tool calls. On the way
+back, untouched neutral messages give back their original parts (an unchanged request is
+the one pydantic-ai built); a new one (a note) becomes a ``UserPromptPart`` of the request
+it follows. A user prompt part toolerr did not make (a ``ToolReturn``'s ``content``) never
+passes for a note: what a form appends to it follows its own content.
 """
 
 from __future__ import annotations
@@ -74,28 +66,19 @@ def _user_content(part: UserPromptPart) -> Any:
 
 
 def _part_message(part: ModelRequestPart, origin: _Origin) -> Message:
-    if isinstance(part, ToolReturnPart):
+    if isinstance(part, RetryPromptPart) and part.tool_name is None:
+        return Message(role="user", content=part.model_response(), origin=origin)
+    if isinstance(part, (ToolReturnPart, RetryPromptPart)):
+        failed = isinstance(part, RetryPromptPart) or part.outcome in _ERROR_OUTCOMES
         return Message(
             role="tool",
-            content=tool_return_text(part),
+            content=part.model_response() if isinstance(part, RetryPromptPart) else tool_return_text(part),
             tool_call_id=part.tool_call_id,
             name=part.tool_name,
-            is_error=True if part.outcome in _ERROR_OUTCOMES else None,
+            is_error=True if failed else None,
             client=CLIENT,
             origin=origin,
         )
-    if isinstance(part, RetryPromptPart):
-        if part.tool_name is not None:
-            return Message(
-                role="tool",
-                content=part.model_response(),
-                tool_call_id=part.tool_call_id,
-                name=part.tool_name,
-                is_error=True,
-                client=CLIENT,
-                origin=origin,
-            )
-        return Message(role="user", content=part.model_response(), origin=origin)
     if isinstance(part, UserPromptPart):
         return Message(role="user", content=_user_content(part), origin=origin)
     if isinstance(part, SystemPromptPart):
@@ -164,13 +147,8 @@ class Conversation:
             if source_index is None:
                 out.append(ModelRequest(parts=parts))
                 continue
-            original = self.source[source_index]
-            if _same_parts(parts, original.parts):
-                out.append(original)
-            elif isinstance(original, ModelResponse):
-                out.append(replace(original, parts=parts))
-            else:
-                out.append(replace(original, parts=parts))
+            source: Any = self.source[source_index]
+            out.append(source if _same_parts(parts, source.parts) else replace(source, parts=parts))
         return out
 
     def _next_request(self, groups: list[tuple[int | None, list[Any]]], used: set[int]) -> int | None:
@@ -193,12 +171,10 @@ class Conversation:
 
 def _changed_part(part: ModelRequestPart, message: Message) -> ModelRequestPart:
     """The part for a neutral message the core changed (C1's guidance, C2's note)."""
-    if isinstance(part, (ToolReturnPart, RetryPromptPart)):
-        # typed tool parts (tool search ...) keep their typed content
-        if type(part) is ToolReturnPart or isinstance(part, RetryPromptPart):
-            generic: Any = part
-            return cast(ModelRequestPart, replace(generic, content=message.text))
-        return part
+    if type(part) is ToolReturnPart or isinstance(part, RetryPromptPart):
+        # (typed tool parts, a subclass of ToolReturnPart, keep their typed content)
+        generic: Any = part
+        return cast(ModelRequestPart, replace(generic, content=message.text))
     if isinstance(part, UserPromptPart):
         if isinstance(part.content, str):
             # what the form appended, after the part's own text
