@@ -4,22 +4,20 @@
   message``, capped) instead of the end of the run; a fixable failure takes the framework's
   retry path (``ModelRetry``) while the tool has retries left, anything else is a
   ``ToolFailed`` result (no retry spent).
-* ``wrap_tool_execute``: a tool author's ``ModelRetry`` counts as fixable; an MCP
-  ``isError`` result is classified from its text; loop action ``block``/``stop`` keeps an
-  identical repeat of a failed call from running.
+* ``wrap_tool_execute``: a tool author's ``ModelRetry`` counts as fixable, an MCP ``isError``
+  result is classified from its text; loop action ``block``/``stop``: an identical repeat
+  of a failed call is not run.
 * ``on_tool_validate_error``: rejected arguments, classified from the exception object;
   past the tool's ``max_retries`` a failed result instead of the end of the run.
-* ``before_model_request``: the form applied to that request only (the run's history never
-  holds a note), with the retry safety its tools declare (metadata, MCP annotations).
-
-Each run (the instance ``for_run`` returns) is a run scope of its own on the shared layers:
-concurrent runs never see each other's failures, whatever their call ids.
+* ``before_model_request``: the form applied to that request only (never the history),
+  with the retry safety its tools declare. Each run (the instance ``for_run`` returns) is
+  a run scope of its own on the shared layers, whatever its call ids.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -37,7 +35,6 @@ from toolerr.adapters import (
     Failure,
     Layers,
     RunSnapshot,
-    ToolSafety,
     clean_text,
     fail_open,
     failure_of,
@@ -98,8 +95,6 @@ class ToolErrors(AbstractCapability[Any]):
     def get_serialization_name(cls) -> str | None:
         return None  # takes callables; not spec-serializable
 
-    # -- the run -------------------------------------------------------------------------
-
     async def for_run(self, ctx: RunContext[Any]) -> AbstractCapability[Any]:
         run = copy.copy(self)
         run._per_run = True
@@ -113,8 +108,6 @@ class ToolErrors(AbstractCapability[Any]):
             return snapshot.layer, snapshot.run
         return self._layers.layer, self if self._per_run else (ctx.run_id or f"ctx:{id(ctx)}")
 
-    # -- the model request ---------------------------------------------------------------
-
     async def before_model_request(
         self, ctx: RunContext[Any], request_context: ModelRequestContext
     ) -> ModelRequestContext:
@@ -122,7 +115,8 @@ class ToolErrors(AbstractCapability[Any]):
         Fails open; raises :class:`toolerr.ToolLoopError` only for loop action ``stop``."""
         with fail_open("rewriting the model request"):
             tools = request_context.model_request_parameters.function_tools
-            layer = self._layers.get(safety=_declared_safety(tools))
+            safety = {t.name: s for t in tools if (s := declared_safety(t.metadata)) is not None}
+            layer = self._layers.get(safety=safety)
             run = self._scope(ctx)[1]
             conversation = to_conversation(request_context.messages, self._cache)
             if self._per_run:
@@ -132,8 +126,6 @@ class ToolErrors(AbstractCapability[Any]):
                 return request_context
             return replace(request_context, messages=conversation.to_model_messages(result.messages))
         return request_context
-
-    # -- tool execution ------------------------------------------------------------------
 
     async def wrap_tool_execute(
         self,
@@ -161,7 +153,17 @@ class ToolErrors(AbstractCapability[Any]):
         try:
             return await handler(args)
         except ToolRetryError as error:
-            self._retried(ctx, call, tool_def, error)
+            # the retried tool return the framework made of the author's ModelRetry (fixable)
+            # or of an MCP error result (classified: a kind that is not fixable is a failed
+            # result, although pydantic-ai has counted the retry)
+            with fail_open("classifying a retried tool call", "ignored", reraise=(ToolFailed,)):
+                part = error.tool_retry
+                if isinstance(part, ToolReturnPart) and not isinstance(error.__cause__, _Mapped):
+                    text = tool_return_text(part)
+                    if _is_mcp(tool_def):
+                        self._mcp_failure(ctx, call, text, fixable_retries=True)
+                    else:
+                        layer.remember(call.tool_call_id, _RETRY, content=text, run=run)
             raise
         except _Mapped:
             raise
@@ -173,25 +175,6 @@ class ToolErrors(AbstractCapability[Any]):
         """Without a snapshot (no ``for_run``): the ledger of the run's history so far."""
         return layer.replay(to_conversation(ctx.messages, self._cache).messages, run=run)[0]
 
-    def _retried(
-        self, ctx: RunContext[Any], call: ToolCallPart, tool_def: ToolDefinition, error: ToolRetryError
-    ) -> None:
-        """A retry the framework turned into a ``retried`` tool return: the author's
-        ``ModelRetry`` (fixable) or an MCP error result (classified from its text; a kind
-        that is not fixable becomes a failed result: the model is not told to correct
-        it, although pydantic-ai has already counted the retry)."""
-        with fail_open("classifying a retried tool call", "ignored") as guard:
-            part = error.tool_retry
-            if not isinstance(part, ToolReturnPart) or isinstance(error.__cause__, _Mapped):
-                return
-            text = tool_return_text(part)
-            if not _is_mcp(tool_def):
-                layer, run = self._scope(ctx)
-                layer.remember(call.tool_call_id, _RETRY, content=text, run=run)
-                return
-        if not guard.failed:
-            self._mcp_failure(ctx, call, text, fixable_retries=True)
-
     def _mcp_failure(
         self, ctx: RunContext[Any], call: ToolCallPart, text: str, *, fixable_retries: bool = False
     ) -> None:
@@ -199,9 +182,8 @@ class ToolErrors(AbstractCapability[Any]):
         the framework's retry (while there is one); every other becomes a failed result."""
         with fail_open("classifying an MCP error result", "ignored") as guard:
             layer, run = self._scope(ctx)
-            verdict = layer.inspect(
-                Message(role="tool", content=text, is_error=True, name=call.tool_name, client="mcp")
-            )
+            message = Message(role="tool", content=text, is_error=True, name=call.tool_name, client="mcp")
+            verdict = layer.inspect(message)
             layer.remember(call.tool_call_id, verdict, content=text, run=run)
         if guard.failed or (fixable_retries and verdict.kind == "fixable"):
             return
@@ -288,9 +270,3 @@ def _is_mcp(tool_def: ToolDefinition) -> bool:
     """A tool of pydantic-ai's MCP toolset (its metadata carries the MCP annotations)."""
     metadata = tool_def.metadata
     return isinstance(metadata, Mapping) and "annotations" in metadata and "meta" in metadata
-
-
-def _declared_safety(tools: Sequence[ToolDefinition]) -> dict[str, ToolSafety]:
-    """The retry safety the request's tools declare (metadata, MCP annotations)."""
-    declared = {tool_def.name: declared_safety(tool_def.metadata) for tool_def in tools}
-    return {name: safety for name, safety in declared.items() if safety is not None}

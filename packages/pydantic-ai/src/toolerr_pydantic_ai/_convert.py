@@ -192,41 +192,25 @@ def _same_parts(parts: Sequence[Any], original: Sequence[Any]) -> bool:
     return len(parts) == len(original) and all(a is b for a, b in zip(parts, original, strict=True))
 
 
-def to_conversation(messages: Sequence[ModelMessage], cache: ConversionCache | None = None) -> Conversation:
-    """The neutral conversation of a model request's messages. With ``cache``, a model
-    message converted before (the same object, its parts unchanged) gives the same neutral
-    messages again: a history that only grew is converted once and replayed from the
-    core's checkpoint."""
+def to_conversation(messages: Sequence[ModelMessage], cache: ConversionCache) -> Conversation:
+    """The neutral conversation of a model request's messages. A model message converted
+    before (the same object, its parts unchanged) gives the same neutral messages again
+    from ``cache``: a history that only grew is replayed from the core's checkpoint."""
     conversation = Conversation(messages)
     out = conversation.messages
     for index, message in enumerate(messages):
         conversation.index_of[id(message)] = index
-        entry = _convert(message) if cache is None else cache.get_object(message, _convert, _unchanged)
+        entry = cache.get_object(message, _convert, lambda m, e: _same_parts(m.parts, e[0]))
         out.extend(entry[1])
         conversation.calls.update(entry[2])
     return conversation
 
 
-def _unchanged(message: ModelMessage, entry: _Converted) -> bool:
-    return _same_parts(message.parts, entry[0])
-
-
 def _convert(message: ModelMessage) -> _Converted:
     parts = tuple(message.parts)
-    calls: dict[int, int] = {}
     if isinstance(message, ModelResponse):
-        texts: list[str] = []
-        tool_calls: list[ToolCall] = []
-        for position, part in enumerate(parts):
-            if isinstance(part, TextPart):
-                texts.append(part.content)
-            elif isinstance(part, ToolCallPart):
-                call = call_of(part)
-                calls[id(call)] = position
-                tool_calls.append(call)
-        neutral = Message(
-            role="assistant", content="".join(texts), tool_calls=tuple(tool_calls), origin=(message, None)
-        )
-        return parts, [neutral], calls
-    neutral_parts = [_part_message(part, (message, position)) for position, part in enumerate(message.parts)]
-    return parts, neutral_parts, calls
+        calls = {i: call_of(part) for i, part in enumerate(parts) if isinstance(part, ToolCallPart)}
+        text = "".join(part.content for part in parts if isinstance(part, TextPart))
+        neutral = Message("assistant", text, tool_calls=tuple(calls.values()), origin=(message, None))
+        return parts, [neutral], {id(call): i for i, call in calls.items()}
+    return parts, [_part_message(part, (message, i)) for i, part in enumerate(message.parts)], {}
