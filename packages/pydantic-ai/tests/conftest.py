@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from toolerr._failopen import forget_causes
 
 # Helpers shared with the other packages' tests (a fresh clone has them at the repo root).
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tests" / "_shared"))
@@ -31,3 +32,9 @@ def _close_event_loops() -> Iterator[None]:
         if not each.is_closed():
             each.close()
     asyncio.set_event_loop(None)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_causes() -> None:
+    """toolerr logs a swallowed error once per cause: each test sees its own again."""
+    forget_causes()

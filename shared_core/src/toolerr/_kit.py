@@ -238,3 +238,50 @@ class Layers:
             layer = ToolErrorLayer(derived, on_record=base.on_record)
             self._kept.put(key, (base.policy, base.on_record, layer))
             return layer
+
+
+_FRAMEWORK_VERDICTS: dict[tuple[str, str], Verdict] = {
+    # a tool, a tool hook or an argument validator raised ``ModelRetry``: its author asks
+    # the model to correct the call, whatever the message's words
+    ("pydantic-ai", "ModelRetry"): Verdict(
+        failed=True, kind="fixable", rule="pydantic-ai:ModelRetry", detection="exception"
+    ),
+}
+
+
+def framework_verdict(framework: str, signal: str) -> Verdict:
+    """The verdict of a failure that a framework's own signal declares, owned by the core
+    (rule ``{framework}:{signal}``), for an adapter that holds the signal and not an
+    exception the core could classify: ``("pydantic-ai", "ModelRetry")`` (fixable).
+
+    Args:
+        framework: the adapter's framework (``pydantic-ai``).
+        signal: the framework's name for the signal (``ModelRetry``).
+
+    Returns:
+        The verdict (one shared, frozen object). Raises ``KeyError`` for a signal the
+        core does not know.
+    """
+    return _FRAMEWORK_VERDICTS[framework, signal]
+
+
+def declared_safety(metadata: Any) -> ToolSafety | None:
+    """The retry safety a tool's own metadata declares, for an adapter whose framework
+    gives tools a metadata mapping: the ``toolerr_safety`` key (``read_only``,
+    ``idempotent``, ``unsafe``), else MCP-style hints under ``annotations``
+    (:func:`~toolerr.adapters.safety_from_annotations`).
+
+    Args:
+        metadata: the tool's metadata (anything that is not a mapping declares nothing).
+
+    Returns:
+        The declared safety, or ``None``.
+    """
+    from ._policy import safety_from_annotations
+
+    if not isinstance(metadata, Mapping):
+        return None
+    declared = metadata.get("toolerr_safety")
+    if declared in ("read_only", "idempotent", "unsafe"):
+        return declared  # type: ignore[no-any-return]
+    return safety_from_annotations(metadata.get("annotations"))

@@ -1,20 +1,12 @@
 """pydantic-ai messages <-> the neutral toolerr conversation.
 
-A pydantic-ai conversation is a list of ``ModelRequest`` (parts: system prompts, user
-prompts, tool returns, retry feedback ...) and ``ModelResponse`` (text, tool calls ...).
 Each request part becomes one neutral message (a ``ToolReturnPart`` a ``tool`` message,
-its ``outcome`` ``failed``/``retried`` the error flag; a part toolerr has no use for an
-empty ``system`` placeholder that keeps its place); each response becomes one
-``assistant`` message with its tool calls. On the way back, every neutral message the core
-left untouched (the same object) gives back its original part, and a model message whose
-parts are all unchanged is the very same object, so an unchanged request is the one
-pydantic-ai built. New neutral messages (a runtime note) become ``UserPromptPart``\\ s of
-the request they follow.
-
-A user prompt part toolerr did not make (a ``ToolReturn``'s ``content``, which pydantic-ai
-sends as a user prompt part after the tool returns, may be tool text) cannot pass for a
-runtime note: toolerr's note prefix in it is shown to the core in a form the core does not
-read as a note, and what a form appends to such a part is appended to its own content.
+``failed``/``retried`` its error flag; a part toolerr has no use for an empty ``system``
+placeholder), each response one ``assistant`` message with its tool calls. On the way
+back, untouched neutral messages give back their original parts (an unchanged request is
+the one pydantic-ai built); a new one (a note) becomes a ``UserPromptPart`` of the request
+it follows. A user prompt part toolerr did not make (a ``ToolReturn``'s ``content``) never
+passes for a note: what a form appends to it follows its own content.
 """
 
 from __future__ import annotations
@@ -39,7 +31,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 from toolerr import Message, ToolCall
-from toolerr.adapters import NoteParts
+from toolerr.adapters import ConversionCache, NoteParts
 
 CLIENT = "generic"
 
@@ -48,29 +40,8 @@ _ERROR_OUTCOMES = frozenset({"failed", "retried"})
 _Origin = tuple[ModelMessage, int | None]
 """(the model message, index of the part in a request; ``None`` for a response)."""
 
-_Converted = tuple[ModelMessage, tuple[Any, ...], list[Message], dict[int, int]]
-"""A model message, its parts when converted, its neutral messages and their calls."""
-
-
-class MessageCache:
-    """The neutral messages of the model messages one run has converted, by object: a
-    history that only grew gives the same neutral objects again, so the core's replay
-    continues from its checkpoint instead of starting over (and conversion is paid once).
-    A message whose parts changed since is converted again."""
-
-    __slots__ = ("_entries",)
-
-    def __init__(self) -> None:
-        self._entries: dict[int, _Converted] = {}
-
-    def get(self, message: ModelMessage) -> _Converted | None:
-        entry = self._entries.get(id(message))
-        if entry is None or entry[0] is not message or not _same_parts(message.parts, entry[1]):
-            return None
-        return entry
-
-    def put(self, entry: _Converted) -> None:
-        self._entries[id(entry[0])] = entry
+_Converted = tuple[tuple[Any, ...], list[Message], dict[int, int]]
+"""A model message's parts when converted, its neutral messages and their calls."""
 
 
 _NOTES: NoteParts[UserPromptPart] = NoteParts()
@@ -95,28 +66,19 @@ def _user_content(part: UserPromptPart) -> Any:
 
 
 def _part_message(part: ModelRequestPart, origin: _Origin) -> Message:
-    if isinstance(part, ToolReturnPart):
+    if isinstance(part, RetryPromptPart) and part.tool_name is None:
+        return Message(role="user", content=part.model_response(), origin=origin)
+    if isinstance(part, (ToolReturnPart, RetryPromptPart)):
+        failed = isinstance(part, RetryPromptPart) or part.outcome in _ERROR_OUTCOMES
         return Message(
             role="tool",
-            content=tool_return_text(part),
+            content=part.model_response() if isinstance(part, RetryPromptPart) else tool_return_text(part),
             tool_call_id=part.tool_call_id,
             name=part.tool_name,
-            is_error=True if part.outcome in _ERROR_OUTCOMES else None,
+            is_error=True if failed else None,
             client=CLIENT,
             origin=origin,
         )
-    if isinstance(part, RetryPromptPart):
-        if part.tool_name is not None:
-            return Message(
-                role="tool",
-                content=part.model_response(),
-                tool_call_id=part.tool_call_id,
-                name=part.tool_name,
-                is_error=True,
-                client=CLIENT,
-                origin=origin,
-            )
-        return Message(role="user", content=part.model_response(), origin=origin)
     if isinstance(part, UserPromptPart):
         return Message(role="user", content=_user_content(part), origin=origin)
     if isinstance(part, SystemPromptPart):
@@ -127,16 +89,12 @@ def _part_message(part: ModelRequestPart, origin: _Origin) -> Message:
     return Message(role="system", content="", origin=origin)
 
 
-def _call(part: ToolCallPart) -> ToolCall:
+def call_of(part: ToolCallPart) -> ToolCall:
+    """The neutral call of a tool call part (what the ledger checks a new call by)."""
     args = part.args
     if isinstance(args, str):
         return ToolCall.from_raw(part.tool_call_id, part.tool_name, args)
     return ToolCall(id=part.tool_call_id, name=part.tool_name, arguments=dict(args or {}))
-
-
-def call_of(part: ToolCallPart) -> ToolCall:
-    """The neutral call of a tool call part (what the ledger checks a new call by)."""
-    return _call(part)
 
 
 @dataclass
@@ -189,13 +147,8 @@ class Conversation:
             if source_index is None:
                 out.append(ModelRequest(parts=parts))
                 continue
-            original = self.source[source_index]
-            if _same_parts(parts, original.parts):
-                out.append(original)
-            elif isinstance(original, ModelResponse):
-                out.append(replace(original, parts=parts))
-            else:
-                out.append(replace(original, parts=parts))
+            source: Any = self.source[source_index]
+            out.append(source if _same_parts(parts, source.parts) else replace(source, parts=parts))
         return out
 
     def _next_request(self, groups: list[tuple[int | None, list[Any]]], used: set[int]) -> int | None:
@@ -218,12 +171,10 @@ class Conversation:
 
 def _changed_part(part: ModelRequestPart, message: Message) -> ModelRequestPart:
     """The part for a neutral message the core changed (C1's guidance, C2's note)."""
-    if isinstance(part, (ToolReturnPart, RetryPromptPart)):
-        # typed tool parts (tool search ...) keep their typed content
-        if type(part) is ToolReturnPart or isinstance(part, RetryPromptPart):
-            generic: Any = part
-            return cast(ModelRequestPart, replace(generic, content=message.text))
-        return part
+    if type(part) is ToolReturnPart or isinstance(part, RetryPromptPart):
+        # (typed tool parts, a subclass of ToolReturnPart, keep their typed content)
+        generic: Any = part
+        return cast(ModelRequestPart, replace(generic, content=message.text))
     if isinstance(part, UserPromptPart):
         if isinstance(part.content, str):
             # what the form appended, after the part's own text
@@ -241,42 +192,25 @@ def _same_parts(parts: Sequence[Any], original: Sequence[Any]) -> bool:
     return len(parts) == len(original) and all(a is b for a, b in zip(parts, original, strict=True))
 
 
-def to_conversation(messages: Sequence[ModelMessage], cache: MessageCache | None = None) -> Conversation:
-    """The neutral conversation of a model request's messages (reusing ``cache``'s)."""
+def to_conversation(messages: Sequence[ModelMessage], cache: ConversionCache) -> Conversation:
+    """The neutral conversation of a model request's messages. A model message converted
+    before (the same object, its parts unchanged) gives the same neutral messages again
+    from ``cache``: a history that only grew is replayed from the core's checkpoint."""
     conversation = Conversation(messages)
     out = conversation.messages
     for index, message in enumerate(messages):
         conversation.index_of[id(message)] = index
-        entry = cache.get(message) if cache is not None else None
-        if entry is None:
-            entry = _convert(message)
-            if cache is not None:
-                cache.put(entry)
-        out.extend(entry[2])
-        conversation.calls.update(entry[3])
+        entry = cache.get_object(message, _convert, lambda m, e: _same_parts(m.parts, e[0]))
+        out.extend(entry[1])
+        conversation.calls.update(entry[2])
     return conversation
 
 
 def _convert(message: ModelMessage) -> _Converted:
     parts = tuple(message.parts)
-    calls: dict[int, int] = {}
     if isinstance(message, ModelResponse):
-        texts: list[str] = []
-        tool_calls: list[ToolCall] = []
-        for position, part in enumerate(parts):
-            if isinstance(part, TextPart):
-                texts.append(part.content)
-            elif isinstance(part, ToolCallPart):
-                call = _call(part)
-                calls[id(call)] = position
-                tool_calls.append(call)
-        neutral = Message(
-            role="assistant", content="".join(texts), tool_calls=tuple(tool_calls), origin=(message, None)
-        )
-        return message, parts, [neutral], calls
-    return (
-        message,
-        parts,
-        [_part_message(part, (message, position)) for position, part in enumerate(message.parts)],
-        calls,
-    )
+        calls = {i: call_of(part) for i, part in enumerate(parts) if isinstance(part, ToolCallPart)}
+        text = "".join(part.content for part in parts if isinstance(part, TextPart))
+        neutral = Message("assistant", text, tool_calls=tuple(calls.values()), origin=(message, None))
+        return parts, [neutral], {id(call): i for i, call in calls.items()}
+    return parts, [_part_message(part, (message, i)) for i, part in enumerate(message.parts)], {}
