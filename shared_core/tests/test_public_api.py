@@ -122,9 +122,11 @@ KIT_NAMES = [
     "Failure",
     "Layers",
     "RunSnapshot",
+    "declared_safety",
     "fail_open",
     "failure_as",
     "failure_of",
+    "framework_verdict",
     "guard_call",
 ]
 

@@ -13,7 +13,9 @@ recipe):
 - :class:`RunSnapshot`: the conversation of a run's latest model call, its run scope and
   the failed-call ledger built from it on first use (thread- and task-safe);
 - :class:`Layers`: the layer for a policy and the tool safety a request's own tools
-  declare, derived from the adapter's layer and kept (bounded).
+  declare (:func:`declared_safety`), derived from the adapter's layer and kept (bounded);
+- :func:`framework_verdict`: the verdict of a framework's own failure signal, owned by the
+  core (an adapter builds no ``Verdict`` and names no rule).
 """
 
 from __future__ import annotations
@@ -40,9 +42,11 @@ __all__ = [
     "Failure",
     "Layers",
     "RunSnapshot",
+    "declared_safety",
     "fail_open",
     "failure_as",
     "failure_of",
+    "framework_verdict",
     "guard_call",
 ]
 

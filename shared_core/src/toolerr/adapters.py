@@ -48,7 +48,18 @@ from ._detect import detect_failure, normalise_client
 from ._exceptions import exception_text
 from ._forms import DecisionStep, ExchangeResult, find_decision_step, pair_results
 from ._hygiene import SpecialTokens, clean_text, register_special_tokens, remove_special_tokens
-from ._kit import Blocked, Failure, Layers, RunSnapshot, fail_open, failure_as, failure_of, guard_call
+from ._kit import (
+    Blocked,
+    Failure,
+    Layers,
+    RunSnapshot,
+    declared_safety,
+    fail_open,
+    failure_as,
+    failure_of,
+    framework_verdict,
+    guard_call,
+)
 from ._layer import records_of
 from ._ledger import RepeatReport
 from ._loop import LoopDecision, decide_loop
@@ -113,6 +124,7 @@ __all__ = [
     "clean_text",
     "content_text",
     "decide_loop",
+    "declared_safety",
     "detect_failure",
     "exact_arguments",
     "exception_text",
@@ -121,6 +133,7 @@ __all__ = [
     "failure_of",
     "find_decision_step",
     "format_arguments",
+    "framework_verdict",
     "guard_call",
     "guidance_for",
     "normalise_client",

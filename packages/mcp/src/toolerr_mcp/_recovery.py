@@ -32,8 +32,7 @@ from typing import Any
 import anyio
 from pydantic import ValidationError
 from toolerr import DetectionRecord, Policy, ToolErrorLayer, Verdict
-from toolerr._kit import failure_as
-from toolerr.adapters import fail_open, guard_call, safety_from_annotations
+from toolerr.adapters import fail_open, failure_as, guard_call, safety_from_annotations
 
 from . import _compat
 from ._convert import describe_exception, evidence, neutral_content

@@ -29,15 +29,16 @@ from pydantic_ai.messages import ToolCallPart, ToolReturnPart
 from pydantic_ai.models import ModelRequestContext
 from pydantic_ai.tools import RunContext, ToolDefinition
 from toolerr import DetectionRecord, FailureLedger, Message, Policy, ToolErrorLayer
-from toolerr._kit import declared_safety, framework_verdict
 from toolerr.adapters import (
     ConversionCache,
     Failure,
     Layers,
     RunSnapshot,
     clean_text,
+    declared_safety,
     fail_open,
     failure_of,
+    framework_verdict,
     guard_call,
 )
 
