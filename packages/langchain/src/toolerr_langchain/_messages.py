@@ -1,10 +1,9 @@
 """LangChain messages <-> the neutral toolerr conversation, and verdicts kept on messages.
 
-Every neutral message keeps its LangChain original in ``origin``; after a rewrite,
-unchanged messages are mapped back to those very objects and only new or changed ones are
-built (copies of the originals, so ids, metadata and provider fields survive). The
-adapter converts through a cache keyed by message identity (:func:`neutral`): a long run
-converts each message, and parses the verdict kept on it, once.
+Unchanged messages map back to their very LangChain objects; changed ones are copies of
+their originals (ids, metadata and provider fields survive). Conversion is cached by
+message identity (:func:`neutral`): a long run converts each message, and parses the
+verdict kept on it, once.
 """
 
 from __future__ import annotations
@@ -46,17 +45,14 @@ _CALL_BLOCK_TYPES = frozenset(
 """Content block types that restate a tool call inside an AIMessage's content."""
 
 INVALID_CALL_VERDICT = invalid_call_verdict(CLIENT)
-"""The failed result of a call LangChain itself marked invalid (``AIMessage.invalid_tool_calls``);
-create_agent answers it with ``Tool call {name} with id {id} could not be executed -
-arguments were malformed or truncated.``"""
+"""The failed result of a call LangChain marked invalid (``AIMessage.invalid_tool_calls``)."""
 
 TEXT_VERDICTS = TextVerdicts()
 """Verdicts :func:`toolerr_langchain.handle_tool_errors` learned, by graph run and result text."""
 
 
 class _Scope:
-    """A run scope of one hook call (the layer holds it weakly): nothing one call keeps
-    is seen by another, whatever its call ids."""
+    """The run scope of one hook call (held weakly by the layer): no other call sees it."""
 
     __slots__ = ("__weakref__",)
 
@@ -123,10 +119,9 @@ def _raw_arguments(message: AIMessage) -> dict[str, str]:
     for entry in entries if isinstance(entries, list) else ():
         function = entry.get("function") if isinstance(entry, Mapping) else None
         call_id = entry.get("id") if isinstance(entry, Mapping) else None
-        if isinstance(call_id, str) and isinstance(function, Mapping):
-            arguments = function.get("arguments")
-            if isinstance(arguments, str):
-                raw[call_id] = arguments
+        arguments = function.get("arguments") if isinstance(function, Mapping) else None
+        if isinstance(call_id, str) and isinstance(arguments, str):
+            raw[call_id] = arguments
     return raw
 
 
@@ -263,10 +258,6 @@ def conversation(messages: Sequence[Any], convert: Callable[[Any], Message] | No
 # -- neutral -> LangChain --------------------------------------------------------------
 
 
-def _block_call_id(block: Any) -> Any:
-    return block.get("id") or block.get("call_id") if isinstance(block, Mapping) else None
-
-
 def _rebuilt_assistant(original: AIMessage, converted: Message, kept: Sequence[ToolCall]) -> AIMessage:
     """``original`` with only the ``kept`` calls (of its neutral form ``converted``): the
     parsed calls, the invalid calls, the provider's raw calls and call content blocks all
@@ -300,17 +291,15 @@ def _rebuilt_assistant(original: AIMessage, converted: Message, kept: Sequence[T
             if not (
                 isinstance(block, Mapping)
                 and block.get("type") in _CALL_BLOCK_TYPES
-                and _block_call_id(block) not in kept_ids
+                and (block.get("id") or block.get("call_id")) not in kept_ids
             )
         ]
     return original.model_copy(update=update)
 
 
 def _new_message(message: Message) -> BaseMessage:
-    if message.role == "user":
-        return HumanMessage(content=message.content)
-    if message.role == "system":
-        return SystemMessage(content=message.content)
+    if message.role in ("user", "system"):
+        return (HumanMessage if message.role == "user" else SystemMessage)(content=message.content)
     if message.role == "tool":
         return ToolMessage(
             content=message.content,

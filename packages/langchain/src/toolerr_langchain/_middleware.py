@@ -1,20 +1,6 @@
 """The LangChain and LangGraph hooks: ``ToolErrorMiddleware`` (a LangChain v1 agent
-middleware) and, for users who build their own graph, a ``handle_tool_errors`` callable for
-``ToolNode`` and a function that rewrites a message list before a model call:
-
-.. code-block:: python
-
-    from langgraph.prebuilt import ToolNode
-    from toolerr_langchain import handle_tool_errors, rewrite_messages
-
-    tool_node = ToolNode(tools, handle_tool_errors=handle_tool_errors)
-
-    def call_model(state):
-        return {"messages": [model.invoke(rewrite_messages(state["messages"]))]}
-
-The rewritten list goes to the model only; return the model's answer to the state, never
-the rewritten list.
-"""
+middleware) and, for users who build their own graph, :func:`handle_tool_errors` (for
+``ToolNode``) and :func:`rewrite_messages` (before a model call)."""
 
 from __future__ import annotations
 
@@ -100,28 +86,19 @@ def default_error_content(exc: BaseException) -> str:
 
 
 class _ToolRaised:
-    """Catches the exception a tool raised, for the middleware to answer with an error
-    result: the package's one catch-all (the feature, not a fail-open), shared by the sync
-    and async hooks. LangGraph's control flow (interrupts, an invalid resume), ToolLoopError
-    and exceptions that are not ``Exception`` pass."""
+    """Catches the exception a tool raised, to answer it with an error result: the
+    package's one catch-all (the feature, not a fail-open), for the sync and async hook.
+    LangGraph's control flow (interrupts, an invalid resume) and ToolLoopError pass."""
 
-    __slots__ = ("error",)
-
-    def __init__(self) -> None:
-        self.error: Exception | None = None
+    error: Exception | None = None
 
     def __enter__(self) -> _ToolRaised:
         return self
 
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
-    ) -> bool:
-        if not isinstance(error, Exception) or isinstance(error, (GraphBubbleUp, ToolLoopError)):
-            return False
-        if is_invalid_resume(error):
-            return False
-        self.error = error
-        return True
+    def __exit__(self, kind: Any, error: BaseException | None, tb: TracebackType | None) -> bool:
+        if isinstance(error, Exception) and not isinstance(error, (GraphBubbleUp, ToolLoopError)):
+            self.error = None if is_invalid_resume(error) else error
+        return self.error is not None
 
 
 def _tool_safety(tool: Any) -> ToolSafety | None:
@@ -134,13 +111,9 @@ def _tool_safety(tool: Any) -> ToolSafety | None:
 
 
 def _state_messages(state: Any) -> Sequence[Any]:
-    if isinstance(state, Mapping):
-        messages = state.get("messages")
-    elif isinstance(state, list):
-        messages = state
-    else:
-        messages = getattr(state, "messages", None)
-    return messages if isinstance(messages, Sequence) else ()
+    if not isinstance(state, list):
+        state = state.get("messages") if isinstance(state, Mapping) else getattr(state, "messages", None)
+    return state if isinstance(state, Sequence) else ()
 
 
 def _called_before(messages: Sequence[Any], tool_name: str, call_id: str | None) -> bool:
@@ -335,16 +308,13 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
         with _ToolRaised() as raised:
             return cast("ToolMessage | Command[Any]", self._annotated(handler(request), tool_name))
         exc = cast("Exception", raised.error)
-        if self.on_error is not None:
-            content = self.on_error(exc, request)
-        elif self.aon_error is not None:
+        if self.on_error is None and self.aon_error is not None:
             msg = (
                 "ToolErrorMiddleware has no sync `on_error`; "
                 "run async (ainvoke/astream) or provide `on_error`."
             )
             raise RuntimeError(msg) from exc
-        else:
-            content = default_error_content(exc)
+        content = self.on_error(exc, request) if self.on_error is not None else default_error_content(exc)
         return self._error_result(exc, content, request, tool_name)
 
     async def awrap_tool_call(
@@ -364,10 +334,8 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
         exc = cast("Exception", raised.error)
         if self.aon_error is not None:
             content = await self.aon_error(exc, request)
-        elif self.on_error is not None:
-            content = self.on_error(exc, request)
         else:
-            content = default_error_content(exc)
+            content = self.on_error(exc, request) if self.on_error is not None else default_error_content(exc)
         return self._error_result(exc, content, request, tool_name)
 
     def _handles(self, tool_name: str) -> bool:
