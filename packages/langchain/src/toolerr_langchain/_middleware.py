@@ -127,13 +127,6 @@ def _called_before(messages: Sequence[Any], tool_name: str, call_id: str | None)
     return False
 
 
-def _rewritten(layer: ToolErrorLayer, messages: Sequence[Any], run: object | None) -> list[Any]:
-    with fail_open("rewriting the messages", "they pass unchanged"):
-        rewritten = rewrite_and_ledger(layer, messages, run)[0]
-        return list(messages) if rewritten is None else rewritten
-    return list(messages)
-
-
 class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, ResponseT]):
     """Detect, classify and re-deliver failed tool calls in a ``create_agent`` run.
 
@@ -355,7 +348,7 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
             unchanged, the error is logged); raises :class:`toolerr.ToolLoopError` only
             with loop action ``stop``.
         """
-        return _rewritten(self.layer, messages, _Scope())
+        return rewrite_messages(messages, layer=self.layer)
 
 
 _CLASSIFIER = ToolErrorLayer(client=CLIENT)
@@ -418,4 +411,7 @@ def rewrite_messages(
     """
     if layer is None:
         layer = ToolErrorLayer(policy, on_record=on_record, client=CLIENT, **options)
-    return _rewritten(layer, messages, None)
+    with fail_open("rewriting the messages", "they pass unchanged"):
+        rewritten = rewrite_and_ledger(layer, messages)[0]
+        return list(messages) if rewritten is None else rewritten
+    return list(messages)
