@@ -122,12 +122,15 @@ KIT_NAMES = [
     "Failure",
     "Layers",
     "RunSnapshot",
+    "TextVerdicts",
+    "decision_step_failed",
     "declared_safety",
     "fail_open",
     "failure_as",
     "failure_of",
     "framework_verdict",
     "guard_call",
+    "invalid_call_verdict",
 ]
 
 

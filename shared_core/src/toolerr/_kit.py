@@ -29,6 +29,7 @@ from typing import Any
 
 from ._exceptions import exception_text
 from ._failopen import log_swallowed
+from ._forms import find_decision_step
 from ._hygiene import clean_text
 from ._layer import ToolErrorLayer
 from ._ledger import FailureLedger
@@ -42,12 +43,15 @@ __all__ = [
     "Failure",
     "Layers",
     "RunSnapshot",
+    "TextVerdicts",
+    "decision_step_failed",
     "declared_safety",
     "fail_open",
     "failure_as",
     "failure_of",
     "framework_verdict",
     "guard_call",
+    "invalid_call_verdict",
 ]
 
 
@@ -289,3 +293,88 @@ def declared_safety(metadata: Any) -> ToolSafety | None:
     if declared in ("read_only", "idempotent", "unsafe"):
         return declared  # type: ignore[no-any-return]
     return safety_from_annotations(metadata.get("annotations"))
+
+
+# -- verdicts kept by result text, and of calls a framework marked invalid ---------------------
+
+_AMBIGUOUS = object()
+"""A text learned with two different verdicts in one run: no verdict is given for it."""
+
+
+class TextVerdicts:
+    """Verdicts learned from exceptions where no call id is at hand (an error handler
+    that sees only the exception, such as LangGraph's ``ToolNode(handle_tool_errors=...)``),
+    kept per run scope and by the exact result text they produced.
+
+    A verdict is only given back in the run it was learned in, for a result whose text
+    equals the one it was learned for; a text that two exceptions of one run produced with
+    different verdicts gives none (which result is whose cannot be told). Bounded (the
+    latest ``size`` texts of all runs); a text is kept as its length and hash, not itself
+    (an error text may be megabytes); thread-safe. A run scope is an object (held while
+    its entries are kept and compared by identity, so that its id cannot be reused
+    meanwhile) or a tuple key (compared by value)."""
+
+    __slots__ = ("_items", "_lock")
+
+    def __init__(self, size: int = 1024) -> None:
+        self._items: LRUCache[tuple[Hashable, int, int], tuple[object, object]] = LRUCache(size)
+        self._lock = threading.Lock()  # get-then-put of one text is one step
+
+    @staticmethod
+    def _key(run: object, text: str) -> tuple[Hashable, int, int]:
+        return (run if isinstance(run, tuple) else ("id", id(run)), len(text), hash(text))
+
+    @staticmethod
+    def _same(kept: object, run: object) -> bool:
+        return kept is run or (isinstance(run, tuple) and kept == run)
+
+    def put(self, run: object | None, text: str, verdict: Verdict) -> None:
+        """Keep ``verdict`` for ``text`` in run scope ``run`` (nothing is kept without one)."""
+        if run is None:
+            return
+        key = self._key(run, text)
+        with self._lock:
+            entry = self._items.get(key)
+            known = entry[1] if entry is not None and self._same(entry[0], run) else None
+            self._items.put(key, (run, verdict if known is None or known == verdict else _AMBIGUOUS))
+
+    def get(self, run: object | None, text: str) -> Verdict | None:
+        """The verdict kept for exactly ``text`` in run scope ``run`` (``None``: none, or
+        an ambiguous one)."""
+        if run is None:
+            return None
+        with self._lock:
+            entry = self._items.get(self._key(run, text))
+        if entry is None or not self._same(entry[0], run):
+            return None
+        return entry[1] if isinstance(entry[1], Verdict) else None
+
+
+def invalid_call_verdict(client: str) -> Verdict:
+    """The verdict of the error result a framework gives a call that it marked invalid
+    itself (the model's argument text did not parse, e.g. it was truncated: LangChain's
+    ``AIMessage.invalid_tool_calls``): structural evidence, like an exception object, for
+    a text the core's templates need not know. Fixable, family ``malformed_arguments``;
+    rule ``{client}:invalid-tool-call``."""
+    return Verdict(
+        failed=True,
+        kind="fixable",
+        rule=f"{client}:invalid-tool-call",
+        detection=f"{client}:invalid_tool_calls",
+        family="malformed_arguments",
+    )
+
+
+def decision_step_failed(
+    layer: ToolErrorLayer, messages: Sequence[Message], *, run: object | None = None
+) -> bool:
+    """Whether a result of the conversation's decision step failed (for ``run``'s
+    remembered verdicts): only then can :meth:`~toolerr.ToolErrorLayer.rewrite` change
+    the conversation. It needs only the messages from the last assistant message on: an
+    adapter that gives just those converts no more of a long run for a step without
+    failure (the common case), and the whole conversation only when it holds one."""
+    step = find_decision_step(messages)
+    return step is not None and any(
+        result.duplicate_of is None and layer.inspect(result.message, run=run).failed
+        for result in step.results
+    )

@@ -7,9 +7,8 @@
     agent = create_agent(model, tools, middleware=[ToolErrorMiddleware()])
 """
 
-from ._langgraph import handle_tool_errors, rewrite_messages
 from ._messages import METADATA_KEY, from_toolerr, to_toolerr, verdict_of
-from ._middleware import ToolErrorMiddleware, default_error_content
+from ._middleware import ToolErrorMiddleware, default_error_content, handle_tool_errors, rewrite_messages
 
 __all__ = [
     "METADATA_KEY",

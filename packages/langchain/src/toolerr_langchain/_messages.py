@@ -1,17 +1,16 @@
 """LangChain messages <-> the neutral toolerr conversation, and verdicts kept on messages.
 
-Conversion is lossless where it matters: every neutral message keeps its LangChain
-original in ``origin``; after a rewrite, unchanged messages are mapped back to those
-very objects and only new or changed ones are built (copies of the originals, so ids,
-metadata and provider fields survive). The adapter converts through a cache keyed by
-message identity (:func:`neutral`), so a long run converts each message once.
+Unchanged messages map back to their very LangChain objects; changed ones are copies of
+their originals (ids, metadata and provider fields survive). Conversion is cached by
+message identity (:func:`neutral`): a long run converts each message, and parses the
+verdict kept on it, once.
 """
 
 from __future__ import annotations
 
-import threading
+import dataclasses
 import weakref
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from langchain_core.messages import (
@@ -26,7 +25,7 @@ from langchain_core.messages import (
 from langgraph.config import get_config
 from langgraph.runtime import get_runtime
 from toolerr import FailureLedger, Message, ToolCall, ToolErrorLayer, Verdict
-from toolerr.adapters import LRUCache, Role
+from toolerr.adapters import ConversionCache, Role, TextVerdicts, decision_step_failed, invalid_call_verdict
 
 CLIENT = "langchain"
 """The client name toolerr uses for LangChain / LangGraph templates."""
@@ -43,6 +42,18 @@ _CALL_BLOCK_TYPES = frozenset(
     {"tool_use", "tool_call", "invalid_tool_call", "function_call", "server_tool_call"}
 )
 """Content block types that restate a tool call inside an AIMessage's content."""
+
+INVALID_CALL_VERDICT = invalid_call_verdict(CLIENT)
+"""The failed result of a call LangChain marked invalid (``AIMessage.invalid_tool_calls``)."""
+
+TEXT_VERDICTS = TextVerdicts()
+"""Verdicts :func:`toolerr_langchain.handle_tool_errors` learned, by graph run and result text."""
+
+
+class _Scope:
+    """The run scope of one hook call (held weakly by the layer): no other call sees it."""
+
+    __slots__ = ("__weakref__",)
 
 
 # -- verdicts kept on messages ----------------------------------------------------------
@@ -76,9 +87,9 @@ def with_verdict(message: ToolMessage, verdict: Verdict) -> ToolMessage:
 
 
 def graph_run() -> object | None:
-    """The run scope of the LangGraph invocation the caller runs in, for verdicts that
-    are kept by result text (:class:`TextVerdicts`): the invocation's ``RunControl`` (one
-    per ``invoke``/``stream``, shared by its subgraphs and nodes), else the configured
+    """The run scope of the LangGraph invocation the caller runs in, for verdicts kept by
+    result text (:data:`TEXT_VERDICTS`): the invocation's ``RunControl`` (one per
+    ``invoke``/``stream``, shared by its subgraphs and nodes), else the configured
     ``thread_id``; ``None`` outside a graph run (then nothing is reused)."""
     try:
         configurable = get_config().get("configurable")
@@ -96,103 +107,6 @@ def graph_run() -> object | None:
     return None
 
 
-_AMBIGUOUS = object()
-"""A text learned with two different verdicts in one run: no verdict is reused for it."""
-
-
-class TextVerdicts:
-    """Verdicts learned from exceptions where no call id is at hand (LangGraph's
-    ``handle_tool_errors`` only sees the exception), kept per run scope
-    (:func:`graph_run`) and keyed by the exact result text they produced. A verdict is
-    only given back in the run it was learned in, for a result whose text equals the one
-    it was learned for; a text that two exceptions of one run produced with different
-    verdicts gives none (which result is whose cannot be told). Bounded (the latest
-    ``size`` texts of all runs); a text is kept as its length and hash, not itself (an
-    error text may be megabytes); thread-safe.
-
-    A run scope is an object (held while its entries are kept, and compared by identity,
-    so that its id cannot be reused meanwhile) or a tuple key (compared by value)."""
-
-    def __init__(self, size: int = 1024) -> None:
-        self._items: LRUCache[tuple[Hashable, int, int], tuple[object, object]] = LRUCache(size)
-        self._lock = threading.Lock()  # get-then-put of one text is one step
-
-    @staticmethod
-    def _key(run: object, text: str) -> tuple[Hashable, int, int]:
-        return (run if isinstance(run, tuple) else ("id", id(run)), len(text), hash(text))
-
-    @staticmethod
-    def _same(kept: object, run: object) -> bool:
-        return kept is run or (isinstance(run, tuple) and kept == run)
-
-    def put(self, run: object | None, text: str, verdict: Verdict) -> None:
-        """Keep ``verdict`` for ``text`` in run scope ``run`` (nothing is kept without one)."""
-        if run is None:
-            return
-        key = self._key(run, text)
-        with self._lock:
-            entry = self._items.get(key)
-            known = entry[1] if entry is not None and self._same(entry[0], run) else None
-            self._items.put(key, (run, verdict if known is None or known == verdict else _AMBIGUOUS))
-
-    def get(self, run: object | None, text: str) -> Verdict | None:
-        """The verdict kept for exactly ``text`` in run scope ``run`` (``None``: none, or
-        an ambiguous one)."""
-        if run is None:
-            return None
-        with self._lock:
-            entry = self._items.get(self._key(run, text))
-        if entry is None or not self._same(entry[0], run):
-            return None
-        return entry[1] if isinstance(entry[1], Verdict) else None
-
-
-TEXT_VERDICTS = TextVerdicts()
-
-
-INVALID_CALL_VERDICT = Verdict(
-    failed=True,
-    kind="fixable",
-    rule="langchain:invalid-tool-call",
-    detection="langchain:invalid_tool_calls",
-    family="malformed_arguments",
-)
-"""The failed result of a call LangChain itself marked invalid (``AIMessage.invalid_tool_calls``:
-the model's argument text did not parse, e.g. it was truncated). Structural evidence, like
-an exception object; create_agent answers such a call with ``Tool call {name} with id {id}
-could not be executed - arguments were malformed or truncated.``, a text the core's
-LangChain templates do not know yet."""
-
-
-def restore_verdicts(
-    layer: ToolErrorLayer, messages: Sequence[BaseMessage], run: object | None = None
-) -> None:
-    """Give the layer, in run scope ``run``, every classification kept with the messages
-    (in their metadata, or learned by :func:`toolerr_langchain.handle_tool_errors`), so it
-    uses the exception evidence even after a checkpoint was restored in another process;
-    and the verdict of error results that answer calls LangChain marked invalid. Each is
-    remembered for its message's content. A verdict learned by ``handle_tool_errors`` is
-    only taken in the graph run it was learned in (:func:`graph_run`)."""
-    invalid: set[str] = set()
-    scope: object | None = _UNSET
-    for message in messages:
-        if isinstance(message, AIMessage):
-            invalid = {call_id for call in message.invalid_tool_calls if (call_id := call.get("id"))}
-            continue
-        if not isinstance(message, ToolMessage) or message.status != "error":
-            continue
-        verdict = verdict_of(message)
-        if verdict is None and isinstance(message.content, str):
-            if scope is _UNSET:
-                scope = graph_run()
-            verdict = TEXT_VERDICTS.get(scope, message.content)
-        call_id, content = message.tool_call_id, message.content
-        if verdict is None and call_id in invalid and layer.recall(call_id, content, run=run) is None:
-            verdict = INVALID_CALL_VERDICT
-        if verdict is not None and layer.recall(call_id, content, run=run) != verdict:
-            layer.remember(call_id, verdict, content, run=run)
-
-
 # -- LangChain -> neutral --------------------------------------------------------------
 
 
@@ -201,17 +115,12 @@ def _raw_arguments(message: AIMessage) -> dict[str, str]:
     (OpenAI-style ``additional_kwargs["tool_calls"]``)."""
     raw: dict[str, str] = {}
     entries = message.additional_kwargs.get("tool_calls")
-    if not isinstance(entries, list):
-        return raw
-    for entry in entries:
-        if not isinstance(entry, Mapping):
-            continue
-        function = entry.get("function")
-        call_id = entry.get("id")
-        if isinstance(call_id, str) and isinstance(function, Mapping):
-            arguments = function.get("arguments")
-            if isinstance(arguments, str):
-                raw[call_id] = arguments
+    for entry in entries if isinstance(entries, list) else ():
+        function = entry.get("function") if isinstance(entry, Mapping) else None
+        call_id = entry.get("id") if isinstance(entry, Mapping) else None
+        arguments = function.get("arguments") if isinstance(function, Mapping) else None
+        if isinstance(call_id, str) and isinstance(arguments, str):
+            raw[call_id] = arguments
     return raw
 
 
@@ -248,23 +157,26 @@ _CHAT_ROLES: Mapping[str, Role] = {
 def to_toolerr(message: Any) -> Message:
     """One LangChain message as a neutral message (``origin`` is the LangChain object).
 
-    Tool messages get ``client="langchain"`` and ``is_error = status == "error"``. A
-    message of a type toolerr has no role for is carried as an opaque system message:
-    the forms never change it.
+    Tool messages get ``client="langchain"`` and ``is_error = status == "error"``; a
+    failed one carries the verdict kept on it (:func:`verdict_of`). A message of a type
+    toolerr has no role for is carried as an opaque system message: the forms never
+    change it.
     """
     return _convert(message, message)
 
 
 def _convert(message: Any, origin: Any) -> Message:
     if isinstance(message, ToolMessage):
+        failed = message.status == "error"
         return Message(
             role="tool",
             content=message.content,
             tool_call_id=message.tool_call_id,
             name=message.name,
-            is_error=message.status == "error",
+            is_error=failed,
             client=CLIENT,
             origin=origin,
+            verdict=verdict_of(message) if failed else None,
         )
     if isinstance(message, AIMessage):
         return _assistant(message, origin)
@@ -285,7 +197,15 @@ def origin_of(message: Message) -> Any:
     return origin() if isinstance(origin, weakref.ref) else origin
 
 
-def _unchanged(converted: Message, message: Any) -> bool:
+def _weakly(message: Any) -> Message:
+    try:
+        origin: Any = weakref.ref(message)
+    except TypeError:  # not weakly referable: not kept by the cache either
+        origin = message
+    return _convert(message, origin)
+
+
+def _unchanged(message: Any, converted: Message) -> bool:
     if converted.content is not getattr(message, "content", None):
         return False
     if isinstance(message, ToolMessage):
@@ -298,45 +218,43 @@ def _unchanged(converted: Message, message: Any) -> bool:
     return True
 
 
-class _Conversions:
-    """Neutral messages by LangChain message identity, each made once while its message
-    lives: a model call of a long run converts only the messages that are new. The
-    neutral message refers to its origin weakly, so the cache keeps nothing alive."""
-
-    def __init__(self) -> None:
-        self._items: dict[int, Message] = {}
-
-    def get(self, message: Any) -> Message:
-        key = id(message)
-        cached = self._items.get(key)
-        if cached is not None and origin_of(cached) is message and _unchanged(cached, message):
-            return cached
-        items = self._items
-        try:
-            ref = weakref.ref(message, lambda _ref: items.pop(key, None))
-        except TypeError:  # not weakly referable: convert every time
-            return to_toolerr(message)
-        converted = _convert(message, ref)
-        items[key] = converted
-        return converted
-
-
-_CONVERSIONS = _Conversions()
+_CONVERSIONS = ConversionCache()
 
 
 def neutral(message: Any) -> Message:
-    """:func:`to_toolerr` through the conversion cache (``origin`` is a weak reference;
-    read it with :func:`origin_of`)."""
-    return _CONVERSIONS.get(message)
+    """:func:`to_toolerr` through the conversion cache, by message identity (``origin`` is
+    a weak reference: read it with :func:`origin_of`)."""
+    return _CONVERSIONS.get_object(message, _weakly, _unchanged)
+
+
+def conversation(messages: Sequence[Any], convert: Callable[[Any], Message] | None = None) -> list[Message]:
+    """The neutral conversation of a LangChain message list (``convert``: :func:`neutral`).
+
+    An error result that keeps no verdict of its own takes the one learned by
+    :func:`toolerr_langchain.handle_tool_errors` for its text in this graph run, else, when
+    it answers a call LangChain marked invalid, :data:`INVALID_CALL_VERDICT`."""
+    convert = convert or neutral
+    out: list[Message] = []
+    invalid: frozenset[str] = frozenset()
+    run: Any = _UNSET
+    for message in messages:
+        converted = convert(message)
+        if isinstance(message, AIMessage):
+            invalid = frozenset(i for call in message.invalid_tool_calls if (i := call.get("id")))
+        elif converted.verdict is None and converted.is_error and isinstance(message, ToolMessage):
+            verdict = None
+            if isinstance(message.content, str):
+                run = graph_run() if run is _UNSET else run
+                verdict = TEXT_VERDICTS.get(run, message.content)
+            if verdict is None and message.tool_call_id in invalid:
+                verdict = INVALID_CALL_VERDICT
+            if verdict is not None:
+                converted = dataclasses.replace(converted, verdict=verdict)
+        out.append(converted)
+    return out
 
 
 # -- neutral -> LangChain --------------------------------------------------------------
-
-
-def _block_call_id(block: Any) -> Any:
-    if isinstance(block, Mapping):
-        return block.get("id") or block.get("call_id")
-    return None
 
 
 def _rebuilt_assistant(original: AIMessage, converted: Message, kept: Sequence[ToolCall]) -> AIMessage:
@@ -345,8 +263,7 @@ def _rebuilt_assistant(original: AIMessage, converted: Message, kept: Sequence[T
     agree, so no result is left without its call or a call without its result."""
     positions = {id(call): index for index, call in enumerate(converted.tool_calls)}
     valid_count = len(original.tool_calls)
-    valid = []
-    invalid = []
+    valid, invalid = [], []
     for call in kept:
         index = positions.get(id(call))
         if index is None:
@@ -373,17 +290,15 @@ def _rebuilt_assistant(original: AIMessage, converted: Message, kept: Sequence[T
             if not (
                 isinstance(block, Mapping)
                 and block.get("type") in _CALL_BLOCK_TYPES
-                and _block_call_id(block) not in kept_ids
+                and (block.get("id") or block.get("call_id")) not in kept_ids
             )
         ]
     return original.model_copy(update=update)
 
 
 def _new_message(message: Message) -> BaseMessage:
-    if message.role == "user":
-        return HumanMessage(content=message.content)
-    if message.role == "system":
-        return SystemMessage(content=message.content)
+    if message.role in ("user", "system"):
+        return (HumanMessage if message.role == "user" else SystemMessage)(content=message.content)
     if message.role == "tool":
         return ToolMessage(
             content=message.content,
@@ -431,51 +346,23 @@ def from_toolerr(messages: Sequence[Message], converted: Sequence[Message]) -> l
     return out
 
 
-def _decision_step_failed(layer: ToolErrorLayer, messages: Sequence[Any], run: object | None) -> bool:
-    """Whether a tool result after the last assistant message is a failure.
-
-    Only such a conversation can change (the contract's "Delivery forms": requests with no failure
-    at the decision step pass through unchanged), so the whole conversation is converted
-    and replayed only then: the cost of a step without a failure does not grow with the
-    length of the run.
-    """
-    results: list[Message] = []
-    for index in range(len(messages) - 1, -1, -1):
-        converted = neutral(messages[index])
-        if converted.role == "assistant":
-            break
-        if converted.role == "tool":
-            results.append(converted)
-    else:
-        return False
-    if not results:
-        return False
-    restore_verdicts(layer, messages[index:], run)
-    return any(layer.inspect(result, run=run).failed for result in results)
-
-
-def rewrite_with(
-    layer: ToolErrorLayer, messages: Sequence[Any], run: object | None = None
-) -> list[Any] | None:
-    """Apply the layer's form to a LangChain message list for one model call.
-
-    Returns the new list, or ``None`` when nothing changed (the caller keeps its own
-    list, byte for byte). Raises what the layer raises (:class:`toolerr.ToolLoopError`
-    for loop action ``stop``) and whatever conversion raises; callers fail open.
-    """
-    return rewrite_and_ledger(layer, messages, run)[0]
-
-
 def rewrite_and_ledger(
     layer: ToolErrorLayer, messages: Sequence[Any], run: object | None = None
 ) -> tuple[list[Any] | None, FailureLedger | None]:
-    """:func:`rewrite_with`, and the failed-call ledger of the conversation when its
-    decision step failed (``None`` otherwise): what a decoder should ban, including calls
-    that the form removed from the model's view."""
-    if not _decision_step_failed(layer, messages, run):
+    """Apply the layer's form to a LangChain message list for one model call: the new list
+    (``None`` when nothing changed: the caller keeps its own) and the failed-call ledger
+    when the decision step failed (what a decoder should ban, including calls the form
+    removed from the model's view). Raises what conversion raises: callers fail open.
+
+    Only the messages from the last assistant message on are converted until the decision
+    step is known to hold a failure: a step without one costs the same in a long run."""
+    start = len(messages)
+    while start and neutral(messages[start - 1]).role != "assistant":
+        start -= 1
+    tail = conversation(messages[start - 1 :] if start else ())
+    if not decision_step_failed(layer, tail, run=run):
         return None, None
-    restore_verdicts(layer, messages, run)
-    converted = [neutral(message) for message in messages]
+    converted = conversation(messages[: start - 1]) + tail
     result = layer.rewrite(converted, run=run)
     if not result.changed:
         return None, result.ledger

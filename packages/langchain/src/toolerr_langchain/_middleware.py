@@ -1,10 +1,11 @@
-"""``ToolErrorMiddleware``: toolerr as a LangChain v1 agent middleware."""
+"""The LangChain and LangGraph hooks: ``ToolErrorMiddleware`` (a LangChain v1 agent
+middleware) and, for users who build their own graph, :func:`handle_tool_errors` (for
+``ToolNode``) and :func:`rewrite_messages` (before a model call)."""
 
 from __future__ import annotations
 
-import logging
-import threading
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from types import TracebackType
 from typing import TYPE_CHECKING, Any, cast
 
 from langchain.agents.middleware.types import (
@@ -17,15 +18,25 @@ from langchain.agents.middleware.types import (
 )
 from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.errors import GraphBubbleUp
+from langgraph.prebuilt.tool_node import ToolInvocationError
 from toolerr import DetectionRecord, Policy, ToolErrorLayer, ToolLoopError
-from toolerr.adapters import LRUCache, safety_from_annotations
+from toolerr.adapters import (
+    Layers,
+    exception_text,
+    fail_open,
+    failure_of,
+    guard_call,
+    safety_from_annotations,
+)
 
 from ._messages import (
     CLIENT,
+    TEXT_VERDICTS,
+    _Scope,
+    conversation,
+    graph_run,
     neutral,
-    restore_verdicts,
     rewrite_and_ledger,
-    rewrite_with,
     to_toolerr,
     verdict_of,
     with_verdict,
@@ -36,17 +47,12 @@ if TYPE_CHECKING:
     from langchain_core.messages import ContentBlock
     from langchain_core.tools import BaseTool
     from langgraph.types import Command
-    from toolerr import PolicyOptions
+    from toolerr import FailureLedger, PolicyOptions
     from toolerr.adapters import ToolSafety
     from typing_extensions import Unpack
 
     OnError = Callable[[Exception, ToolCallRequest], "str | list[ContentBlock] | None"]
     AOnError = Callable[[Exception, ToolCallRequest], Awaitable["str | list[ContentBlock] | None"]]
-
-logger = logging.getLogger("toolerr")
-
-_SAFETY_LAYERS = 64
-"""Layers kept for distinct sets of tool safety declared in tools' metadata."""
 
 try:
     from langgraph.types import TracePolicy, omit_payload
@@ -67,13 +73,32 @@ def default_error_content(exc: BaseException) -> str:
     """The result text for a tool exception nobody else handled:
     ``Error: {ExceptionType}: {message}`` (LangGraph's ``handle_tool_errors=True`` text
     without its "Please fix your mistakes." trailer, which is wrong for every failure that
-    is not the model's mistake)."""
-    name = type(exc).__name__
-    try:
-        message = str(exc)
-    except Exception:  # noqa: BLE001 - a broken __str__ must not hide the failure
-        message = ""
-    return f"Error: {name}: {message}" if message else f"Error: {name}"
+    is not the model's mistake).
+
+    Args:
+        exc: the exception the tool raised.
+
+    Returns:
+        ``Error: {ExceptionType}: {message}``, or ``Error: {ExceptionType}`` when the
+        message is empty (or its ``__str__`` raises).
+    """
+    return f"Error: {exception_text(exc)}"
+
+
+class _ToolRaised:
+    """Catches the exception a tool raised, to answer it with an error result: the
+    package's one catch-all (the feature, not a fail-open), for the sync and async hook.
+    LangGraph's control flow (interrupts, an invalid resume) and ToolLoopError pass."""
+
+    error: Exception | None = None
+
+    def __enter__(self) -> _ToolRaised:
+        return self
+
+    def __exit__(self, kind: Any, error: BaseException | None, tb: TracebackType | None) -> bool:
+        if isinstance(error, Exception) and not isinstance(error, (GraphBubbleUp, ToolLoopError)):
+            self.error = None if is_invalid_resume(error) else error
+        return self.error is not None
 
 
 def _tool_safety(tool: Any) -> ToolSafety | None:
@@ -86,22 +111,9 @@ def _tool_safety(tool: Any) -> ToolSafety | None:
 
 
 def _state_messages(state: Any) -> Sequence[Any]:
-    if isinstance(state, Mapping):
-        messages = state.get("messages")
-    elif isinstance(state, list):
-        messages = state
-    else:
-        messages = getattr(state, "messages", None)
-    return messages if isinstance(messages, Sequence) else ()
-
-
-class _Scope:
-    """The run scope of one hook call. The middleware keeps nothing between calls: each
-    verdict travels on its ``ToolMessage`` (``response_metadata["toolerr"]``) and is
-    restored from the call's own messages into a fresh scope, so no run, thread or
-    concurrent invocation sharing the middleware can see another's (whatever call ids)."""
-
-    __slots__ = ("__weakref__",)
+    if not isinstance(state, list):
+        state = state.get("messages") if isinstance(state, Mapping) else getattr(state, "messages", None)
+    return state if isinstance(state, Sequence) else ()
 
 
 def _called_before(messages: Sequence[Any], tool_name: str, call_id: str | None) -> bool:
@@ -164,44 +176,26 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
         self.tools = []  # registers no tools
         self.layer = ToolErrorLayer(policy, on_record=on_record, client=CLIENT, **options)
         """The toolerr layer this middleware drives (its ``policy``)."""
-        # Layers for the tool safety that a request's own tools declare (by that safety).
-        self._safety_layers: LRUCache[frozenset[tuple[str, ToolSafety]], tuple[Policy, ToolErrorLayer]]
-        self._safety_layers = LRUCache(_SAFETY_LAYERS)
-        self._safety_lock = threading.Lock()
+        self._layers = Layers(self.layer)
 
     @property
     def name(self) -> str:
         """Distinct from LangChain's own ``ToolErrorMiddleware``, so both can be stacked."""
         return "toolerr"
 
-    # -- shared steps ------------------------------------------------------------------
-
-    def _handles(self, tool_name: str) -> bool:
-        return self._tool_filter is None or tool_name in self._tool_filter
+    # -- model calls ---------------------------------------------------------------------
 
     def _layer_for(self, tools: Sequence[Any]) -> ToolErrorLayer:
-        """The layer for one model request: this middleware's policy with the safety that
-        the request's own tools declare in their metadata (the user's explicit
-        ``tool_safety`` wins). Never merged into the shared policy: agents that share the
-        middleware may each have their own tool of one name."""
-        declared: dict[str, ToolSafety] = {}
-        for tool in tools:
-            name = getattr(tool, "name", None)
-            if isinstance(name, str):
-                safety = _tool_safety(tool)
-                if safety is not None:
-                    declared[name] = safety
-        base = self.layer
-        if not declared:
-            return base
-        key = frozenset(declared.items())
-        with self._safety_lock:
-            kept = self._safety_layers.get(key)
-            if kept is not None and kept[0] is base.policy and kept[1].on_record is base.on_record:
-                return kept[1]
-            layer = ToolErrorLayer(base.policy.with_tool_safety(declared), on_record=base.on_record)
-            self._safety_layers.put(key, (base.policy, layer))
-        return layer
+        """This middleware's layer with the safety that a request's own tools declare in
+        their metadata (the user's explicit ``tool_safety`` wins)."""
+        if self._layers.layer is not self.layer:
+            self._layers = Layers(self.layer)
+        declared = {
+            tool.name: safety
+            for tool in tools
+            if isinstance(getattr(tool, "name", None), str) and (safety := _tool_safety(tool)) is not None
+        }
+        return self._layers.get(safety=declared)
 
     def _model_request(self, request: ModelRequest[ContextT]) -> ModelRequest[ContextT]:
         """The request with the form applied to its messages (or the request itself).
@@ -211,101 +205,18 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
         failed-call ledger as the ``failed_calls`` model setting, so that it can ban the
         failed calls at the decoder even when the form removed them from its view
         (abstract + ban)."""
-        try:
+        with fail_open("rewriting the model request", "the messages pass unchanged"):
             messages, ledger = rewrite_and_ledger(self._layer_for(request.tools), request.messages, _Scope())
-            settings = None
+            changes: dict[str, Any] = {} if messages is None else {"messages": messages}
             if (
                 ledger is not None
                 and getattr(request.model, "toolerr_accepts_failed_calls", False) is True
                 and "failed_calls" not in request.model_settings
                 and ledger.banned_calls()
             ):
-                settings = {**request.model_settings, "failed_calls": ledger}
-        except ToolLoopError:
-            raise
-        except Exception:  # fail open: the model sees what LangChain built
-            logger.warning(
-                "toolerr: rewriting the model request failed; the messages pass unchanged", exc_info=True
-            )
-            return request
-        if messages is None and settings is None:
-            return request
-        changes: dict[str, Any] = {}
-        if messages is not None:
-            changes["messages"] = messages
-        if settings is not None:
-            changes["model_settings"] = settings
-        return request.override(**changes)
-
-    def _blocked(self, request: ToolCallRequest, tool_name: str) -> ToolMessage | None:
-        """With loop action ``block``/``stop``: the runtime result for a repeat of a failed
-        call that must not run (``None``: run it). ``stop`` raises ToolLoopError."""
-        if self.layer.policy.loop_action == "note":
-            return None
-        call = request.tool_call
-        scope = _Scope()
-        try:
-            messages = _state_messages(request.state)
-            if not _called_before(messages, tool_name, call.get("id")):
-                return None  # nothing to repeat: no need to replay the conversation
-            restore_verdicts(self.layer, messages, scope)
-            converted = [neutral(message) for message in messages]
-        except Exception:  # fail open: the call runs
-            logger.warning(
-                "toolerr: reading the conversation for the loop check failed; the call runs", exc_info=True
-            )
-            return None
-        decision = self.layer.check_call(tool_name, call.get("args", {}), messages=converted, run=scope)
-        if decision.action != "block":
-            return None
-        try:
-            content = self.layer.blocked_result(call.get("id"), decision, run=scope)
-            message = ToolMessage(
-                content=content, tool_call_id=call.get("id") or "", name=tool_name, status="error"
-            )
-            verdict = self.layer.recall(call.get("id"), content, run=scope)
-            return with_verdict(message, verdict) if verdict is not None else message
-        except Exception:  # fail open: the call runs
-            logger.warning(
-                "toolerr: answering a blocked repeat of %s failed; the call runs", tool_name, exc_info=True
-            )
-            return None
-
-    def _error_result(
-        self, exc: Exception, content: Any, request: ToolCallRequest, tool_name: str
-    ) -> ToolMessage:
-        call_id = request.tool_call.get("id")
-        message = ToolMessage(
-            content=cast("str | list[str | dict[Any, Any]]", content),
-            tool_call_id=call_id or "",
-            name=tool_name,
-            status="error",
-        )
-        try:
-            return with_verdict(message, self.layer.inspect_exception(exc, tool=tool_name))
-        except Exception:  # fail open: the error result goes out unclassified
-            logger.warning("toolerr: classifying the exception of %s failed", tool_name, exc_info=True)
-            return message
-
-    def _annotated(self, result: Any, tool_name: str) -> Any:
-        """An error ``ToolMessage`` that LangChain built (argument validation, unknown
-        tool) or an inner middleware returned, with its classification kept; any other
-        result (successes, content blocks, ``Command``) is returned as it is."""
-        if not isinstance(result, ToolMessage) or result.status != "error":
-            return result
-        try:
-            if verdict_of(result) is not None:
-                return result
-            return with_verdict(result, self.layer.inspect(to_toolerr(result)))
-        except Exception:  # fail open
-            logger.warning("toolerr: classifying the error result of %s failed", tool_name, exc_info=True)
-            return result
-
-    @staticmethod
-    def _tool_name(request: ToolCallRequest) -> str:
-        return request.tool.name if request.tool is not None else str(request.tool_call.get("name"))
-
-    # -- model calls ---------------------------------------------------------------------
+                changes["model_settings"] = {**request.model_settings, "failed_calls": ledger}
+            return request.override(**changes) if changes else request
+        return request
 
     def wrap_model_call(
         self,
@@ -325,6 +236,55 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
 
     # -- tool calls ------------------------------------------------------------------------
 
+    @staticmethod
+    def _tool_name(request: ToolCallRequest) -> str:
+        return request.tool.name if request.tool is not None else str(request.tool_call.get("name"))
+
+    def _blocked(self, request: ToolCallRequest, tool_name: str) -> ToolMessage | None:
+        """With loop action ``block``/``stop``: the runtime result for a repeat of a failed
+        call that must not run (``None``: run it). ``stop`` raises ToolLoopError."""
+        call = request.tool_call
+        call_id, scope = call.get("id"), _Scope()
+
+        def ledger() -> FailureLedger | None:
+            messages = _state_messages(request.state)
+            if not _called_before(messages, tool_name, call_id):
+                return None  # nothing to repeat: no need to replay the conversation
+            return self.layer.replay(conversation(messages, neutral), run=scope)[0]
+
+        blocked = guard_call(self.layer, tool_name, call.get("args", {}), call_id, ledger=ledger, run=scope)
+        if blocked is None:
+            return None
+        with fail_open(f"answering a blocked repeat of {tool_name}", "the call runs"):
+            message = ToolMessage(blocked.text, tool_call_id=call_id or "", name=tool_name, status="error")
+            return with_verdict(message, blocked.verdict)
+        return None
+
+    def _error_result(
+        self, exc: Exception, content: Any, request: ToolCallRequest, tool_name: str
+    ) -> ToolMessage:
+        if content is None:
+            raise exc
+        message = ToolMessage(
+            content=cast("str | list[str | dict[Any, Any]]", content),
+            tool_call_id=request.tool_call.get("id") or "",
+            name=tool_name,
+            status="error",
+        )
+        with fail_open(f"classifying the exception of {tool_name}", "the error result goes out unclassified"):
+            return with_verdict(message, failure_of(self.layer, exc, tool=tool_name).verdict)
+        return message
+
+    def _annotated(self, result: Any, tool_name: str) -> Any:
+        """An error ``ToolMessage`` that LangChain built (argument validation, unknown
+        tool) or an inner middleware returned, with its classification kept; any other
+        result (successes, content blocks, ``Command``) is returned as it is."""
+        if not isinstance(result, ToolMessage) or result.status != "error" or verdict_of(result) is not None:
+            return result
+        with fail_open(f"classifying the error result of {tool_name}"):
+            return with_verdict(result, self.layer.inspect(to_toolerr(result)))
+        return result
+
     def wrap_tool_call(
         self,
         request: ToolCallRequest,
@@ -338,27 +298,17 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
         blocked = self._blocked(request, tool_name)
         if blocked is not None:
             return blocked
-        try:
-            result = handler(request)
-        except (GraphBubbleUp, ToolLoopError):
-            raise
-        except Exception as exc:
-            if is_invalid_resume(exc):
-                raise
-            if self.on_error is not None:
-                content = self.on_error(exc, request)
-            elif self.aon_error is not None:
-                msg = (
-                    "ToolErrorMiddleware has no sync `on_error`; "
-                    "run async (ainvoke/astream) or provide `on_error`."
-                )
-                raise RuntimeError(msg) from exc
-            else:
-                content = default_error_content(exc)
-            if content is None:
-                raise
-            return self._error_result(exc, content, request, tool_name)
-        return cast("ToolMessage | Command[Any]", self._annotated(result, tool_name))
+        with _ToolRaised() as raised:
+            return cast("ToolMessage | Command[Any]", self._annotated(handler(request), tool_name))
+        exc = cast("Exception", raised.error)
+        if self.on_error is None and self.aon_error is not None:
+            msg = (
+                "ToolErrorMiddleware has no sync `on_error`; "
+                "run async (ainvoke/astream) or provide `on_error`."
+            )
+            raise RuntimeError(msg) from exc
+        content = self.on_error(exc, request) if self.on_error is not None else default_error_content(exc)
+        return self._error_result(exc, content, request, tool_name)
 
     async def awrap_tool_call(
         self,
@@ -372,34 +322,96 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
         blocked = self._blocked(request, tool_name)
         if blocked is not None:
             return blocked
-        try:
-            result = await handler(request)
-        except (GraphBubbleUp, ToolLoopError):
-            raise
-        except Exception as exc:
-            if is_invalid_resume(exc):
-                raise
-            if self.aon_error is not None:
-                content = await self.aon_error(exc, request)
-            elif self.on_error is not None:
-                content = self.on_error(exc, request)
-            else:
-                content = default_error_content(exc)
-            if content is None:
-                raise
-            return self._error_result(exc, content, request, tool_name)
-        return cast("ToolMessage | Command[Any]", self._annotated(result, tool_name))
+        with _ToolRaised() as raised:
+            return cast("ToolMessage | Command[Any]", self._annotated(await handler(request), tool_name))
+        exc = cast("Exception", raised.error)
+        if self.aon_error is not None:
+            content = await self.aon_error(exc, request)
+        else:
+            content = self.on_error(exc, request) if self.on_error is not None else default_error_content(exc)
+        return self._error_result(exc, content, request, tool_name)
+
+    def _handles(self, tool_name: str) -> bool:
+        return self._tool_filter is None or tool_name in self._tool_filter
 
     # -- for custom graphs -----------------------------------------------------------------
 
     def rewrite(self, messages: Sequence[Any]) -> list[Any]:
         """The messages for one model call with the form applied (this middleware's layer
-        and policy); a plain copy of the list when nothing changes. Fails open."""
-        try:
-            rewritten = rewrite_with(self.layer, messages, _Scope())
-        except ToolLoopError:
-            raise
-        except Exception:  # fail open
-            logger.warning("toolerr: rewriting the messages failed; they pass unchanged", exc_info=True)
-            return list(messages)
+        and policy).
+
+        Args:
+            messages: the conversation as it is in the graph state.
+
+        Returns:
+            A new list; a plain copy when nothing changes. Fails open (the messages pass
+            unchanged, the error is logged); raises :class:`toolerr.ToolLoopError` only
+            with loop action ``stop``.
+        """
+        return rewrite_messages(messages, layer=self.layer)
+
+
+_CLASSIFIER = ToolErrorLayer(client=CLIENT)
+
+
+def handle_tool_errors(e: Exception) -> str:
+    """``ToolNode(tools, handle_tool_errors=handle_tool_errors)``: every exception a tool
+    raises becomes an error ``ToolMessage`` instead of ending the run.
+
+    The exception is classified here, and :func:`rewrite_messages` (or a
+    :class:`ToolErrorMiddleware`'s ``rewrite``) uses that classification for the error
+    message with exactly this text, in the same graph run only (one ``invoke``/``stream``
+    of the graph, by its ``RunControl``; by the configured ``thread_id`` on a LangGraph
+    without one): another run, whatever its call ids and texts, never sees it. Outside a
+    graph run nothing is kept. When two exceptions of one run give the same text with
+    different classifications, neither is used and the text is classified on its own.
+
+    Args:
+        e: the exception the tool raised.
+
+    Returns:
+        The result text: LangChain's own for argument validation errors,
+        ``Error: {ExceptionType}: {message}`` otherwise.
+    """
+    content = e.message if isinstance(e, ToolInvocationError) else default_error_content(e)
+    with fail_open("classifying a ToolNode exception", "the error result goes out unclassified"):
+        run = graph_run()
+        if run is not None:
+            TEXT_VERDICTS.put(run, content, _CLASSIFIER.inspect_exception(e, text=content))
+    return content
+
+
+def rewrite_messages(
+    messages: Sequence[Any],
+    *,
+    layer: ToolErrorLayer | None = None,
+    policy: Policy | None = None,
+    on_record: Callable[[DetectionRecord], None] | None = None,
+    **options: Unpack[PolicyOptions],
+) -> list[Any]:
+    """The LangChain messages for one model call with the toolerr form applied (C3 by
+    default).
+
+    Give the result to the model and keep the state as it was. Unchanged messages are the
+    very same objects; when there is no failure at the decision step the result is a plain
+    copy of the input. Fails open: on an internal error the messages pass unchanged and
+    the error is logged on logger ``toolerr``.
+
+    Args:
+        messages: the conversation as it is in the graph state.
+        layer: the layer to use (e.g. ``ToolErrorMiddleware().layer``); else a one-off
+            layer of ``policy``, ``on_record`` and the policy fields ``options``.
+
+    Returns:
+        The messages for the model.
+
+    Raises:
+        toolerr.ToolLoopError: only with loop action ``stop``.
+        ValueError: for an invalid policy.
+    """
+    if layer is None:
+        layer = ToolErrorLayer(policy, on_record=on_record, client=CLIENT, **options)
+    with fail_open("rewriting the messages", "they pass unchanged"):
+        rewritten = rewrite_and_ledger(layer, messages)[0]
         return list(messages) if rewritten is None else rewritten
+    return list(messages)

@@ -1,0 +1,110 @@
+"""Kit additions from the LangChain adapter: TextVerdicts (verdicts kept by run and exact
+result text), invalid_call_verdict (a call the framework itself marked invalid) and
+decision_step_failed (the core's answer to "can a rewrite change this?")."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+
+from toolerr import Message, ToolCall, ToolErrorLayer, Verdict
+from toolerr._kit import TextVerdicts, decision_step_failed, invalid_call_verdict
+
+TEXT = "Error: HTTPStatusError: upstream said no"
+TRANSIENT = Verdict(failed=True, kind="transient", rule="http:503", detection="exception")
+FATAL = Verdict(failed=True, kind="unrecoverable", rule="http:401", detection="exception")
+
+
+def test_text_verdicts_are_given_back_in_their_run_for_the_exact_text_only() -> None:
+    verdicts = TextVerdicts()
+    run_a, run_b = object(), object()
+    verdicts.put(run_a, TEXT, TRANSIENT)
+    assert verdicts.get(run_a, TEXT) == TRANSIENT
+    assert verdicts.get(run_b, TEXT) is None
+    assert verdicts.get(None, TEXT) is None
+    assert verdicts.get(run_a, TEXT + " ") is None
+    verdicts.put(None, TEXT, FATAL)  # no run: nothing kept
+    assert verdicts.get(run_a, TEXT) == TRANSIENT
+
+
+def test_a_key_scope_counts_by_value_and_an_object_scope_by_identity() -> None:
+    verdicts = TextVerdicts()
+    verdicts.put(("thread_id", "t1"), TEXT, FATAL)
+    assert verdicts.get(("thread_id", "t1"), TEXT) == FATAL
+    assert verdicts.get(("thread_id", "t2"), TEXT) is None
+
+
+def test_one_text_with_two_verdicts_in_one_run_gives_none() -> None:
+    verdicts = TextVerdicts()
+    run = object()
+    verdicts.put(run, TEXT, TRANSIENT)
+    verdicts.put(run, TEXT, TRANSIENT)
+    assert verdicts.get(run, TEXT) == TRANSIENT
+    verdicts.put(run, TEXT, FATAL)
+    assert verdicts.get(run, TEXT) is None
+    verdicts.put(run, TEXT, TRANSIENT)  # ambiguous stays ambiguous
+    assert verdicts.get(run, TEXT) is None
+
+
+def test_text_verdicts_are_bounded_and_keep_no_text() -> None:
+    verdicts = TextVerdicts(size=2)
+    run = object()
+    for text in ("one", "two", "three"):
+        verdicts.put(run, text * 1000, TRANSIENT)
+    assert verdicts.get(run, "one" * 1000) is None
+    assert verdicts.get(run, "three" * 1000) == TRANSIENT
+    assert not any(isinstance(part, str) for key in verdicts._items._items for part in key)
+
+
+def test_text_verdicts_from_many_threads() -> None:
+    verdicts = TextVerdicts()
+    run = object()
+
+    def put(n: int) -> None:
+        for i in range(200):
+            verdicts.put(run, f"{TEXT} {n} {i}", TRANSIENT)
+
+    threads = [threading.Thread(target=put, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert all(verdicts.get(run, f"{TEXT} {n} 199") == TRANSIENT for n in range(4))
+
+
+def test_invalid_call_verdict_is_a_fixable_malformed_call_of_its_client() -> None:
+    verdict = invalid_call_verdict("langchain")
+    assert verdict == Verdict(
+        failed=True,
+        kind="fixable",
+        rule="langchain:invalid-tool-call",
+        detection="langchain:invalid_tool_calls",
+        family="malformed_arguments",
+    )
+    # Carried on the converted message, it wins over detection of the result's text.
+    message = Message(
+        role="tool", content="Tool call f could not be executed", tool_call_id="c1", verdict=verdict
+    )
+    assert ToolErrorLayer().inspect(message) is verdict
+
+
+def test_decision_step_failed_asks_the_core_for_the_step_and_its_verdicts() -> None:
+    layer = ToolErrorLayer()
+    call = Message(role="assistant", content="", tool_calls=(ToolCall("c1", "read_file", {"path": "/x"}),))
+    failed = Message(
+        role="tool",
+        content="PermissionError: [Errno 13] Permission denied: '/x'",
+        tool_call_id="c1",
+        is_error=True,
+    )
+    ok = Message(role="tool", content="fine", tool_call_id="c1")
+    assert decision_step_failed(layer, [call, failed])
+    assert not decision_step_failed(layer, [call, ok])
+    assert not decision_step_failed(layer, [Message(role="user", content="hi")])  # no step
+    assert not decision_step_failed(layer, [call])  # no result yet
+    # a verdict the message carries counts; a duplicate result does not
+    assert decision_step_failed(layer, [call, dataclasses.replace(ok, verdict=FATAL)])
+    assert not decision_step_failed(layer, [call, ok, failed])
+    # only the tail is needed: the same answer as for the whole conversation
+    history = [Message(role="user", content="go"), call, failed]
+    assert decision_step_failed(layer, history) == decision_step_failed(layer, history[1:])
