@@ -225,3 +225,18 @@ class Layers:
             layer = ToolErrorLayer(derived, on_record=base.on_record)
             self._kept.put(key, (base.policy, base.on_record, layer))
             return layer
+
+
+__all__ += ["plain_failure_of"]
+
+
+def plain_failure_of(layer: ToolErrorLayer, error: BaseException, *, tool: str | None = None) -> Failure:
+    """:func:`failure_of` for a framework that shows the model a failure as a plain tool
+    result (no error flag): ``Error: `` goes before a ``Type: message`` that detection
+    alone does not read as a failure (``Boom: the upstream said no``), so the model, and a
+    later model call without the exception object, still see one. Capped with the prefix."""
+    text = exception_text(error)
+    verdict = layer.inspect_exception(error, text=text, tool=tool)
+    if not layer.inspect(Message(role="tool", content=text, client=layer.policy.client)).failed:
+        text = f"Error: {text}"
+    return Failure(clean_text(text, layer.policy.max_error_chars), verdict)

@@ -47,7 +47,7 @@ from ._canonical import canonical_arguments, exact_arguments
 from ._detect import detect_failure, normalise_client
 from ._forms import DecisionStep, ExchangeResult, find_decision_step, pair_results
 from ._hygiene import SpecialTokens, clean_text, register_special_tokens, remove_special_tokens
-from ._kit import Blocked, Failure, Layers, RunSnapshot, fail_open, failure_of, guard_call
+from ._kit import Blocked, Failure, Layers, RunSnapshot, fail_open, failure_of, guard_call, plain_failure_of
 from ._layer import exception_text, records_of
 from ._ledger import RepeatReport
 from ._loop import LoopDecision, decide_loop
@@ -125,6 +125,7 @@ __all__ = [
     "openai_chat_to_messages",
     "pair_results",
     "parse_arguments",
+    "plain_failure_of",
     "records_of",
     "register_special_tokens",
     "remove_special_tokens",
