@@ -1,15 +1,11 @@
-"""ToolErrorRecovery: toolerr for the OpenAI Agents SDK.
+"""ToolErrorRecovery: toolerr for the OpenAI Agents SDK, in four SDK hooks.
 
-Four SDK hooks, one object:
-
-* ``tool_error_formatter`` (``RunConfig``) and ``failure_error_function`` (per tool):
-  a function tool raised; classify the exception object, remember the verdict by call id
-  and return a result that keeps the diagnosis instead of the SDK's
-  "An error occurred while running the tool. Please try again.".
-* ``call_model_input_filter`` (``RunConfig``): before each model call, apply the form to
-  the model input of that call only (the run's history is not changed).
-* ``tool_input_guardrail`` (per function tool): with loop action ``block`` or ``stop``,
-  an identical repeat of a failed non-transient call is not executed.
+* ``tool_error_formatter`` (``RunConfig``), ``failure_error_function`` (per tool): a tool
+  raised; its result keeps the diagnosis (not the SDK's "An error occurred while running
+  the tool. Please try again.") and the verdict classified from the exception object.
+* ``call_model_input_filter`` (``RunConfig``): the form, applied to each model call's input
+  (the run's history is not changed).
+* ``tool_input_guardrail`` (per function tool): loop actions ``block`` and ``stop``.
 """
 
 from __future__ import annotations
@@ -50,27 +46,20 @@ __all__ = ["ToolErrorRecovery"]
 _Target = TypeVar("_Target", Agent[Any], FunctionTool)
 _OWNER = "__toolerr_recovery__"
 _CLASSIFYING = "classifying a tool exception"
-_TRACE_SNAPSHOTS = 8
-"""Snapshots kept per trace: one per conversation run (several runs may share a trace)."""
 
 
 class _RunStopped(ToolLoopError, AgentsException):
-    """``toolerr.ToolLoopError`` that is also an ``agents.AgentsException``, so the SDK
-    lets it end the run as it is (it wraps any other exception from a tool in ``UserError``)."""
+    """A ``ToolLoopError`` that the SDK lets end the run as it is (it wraps any other
+    exception from a tool in ``UserError``)."""
 
     def __init__(self, error: ToolLoopError) -> None:
         ToolLoopError.__init__(self, error.decision)
         self.run_data = None
 
 
-def _stopped(error: ToolLoopError) -> ToolLoopError:
-    return error if isinstance(error, AgentsException) else _RunStopped(error)
-
-
 class _Run(ConversationRun):
-    """A conversation run's scope, with the run's own conversion cache (handed from one model
-    call to the next; one cache for all runs would keep every finished run's tool outputs
-    alive) and the SDK trace it was last seen in (weakly)."""
+    """A conversation run's scope, with its own conversion cache (one for all runs would
+    keep the tool outputs of every finished run alive) and the trace it was seen in last."""
 
     __slots__ = ("conversions", "trace")
 
@@ -84,26 +73,20 @@ def _run(snapshot: RunSnapshot) -> _Run:
     return cast(_Run, snapshot.run)
 
 
-def _in_trace(snapshot: RunSnapshot | None, trace: object) -> bool:
-    ref = _run(snapshot).trace if snapshot is not None else None
-    return ref is not None and ref() is trace
-
-
 def _continues(messages: Sequence[Message], earlier: RunSnapshot) -> bool:
-    """Whether ``messages`` starts with the ``earlier`` conversation (same or equal messages)."""
+    """Whether ``messages`` starts with the ``earlier`` snapshot's (the same or equal ones)."""
     before = earlier.messages
-    return len(before) <= len(messages) and all(
-        a is b or a == b for a, b in zip(before, messages, strict=False)
-    )
+    pairs = zip(before, messages, strict=False)
+    return len(before) <= len(messages) and all(a is b or a == b for a, b in pairs)
 
 
 class _TraceRuns:
-    """The latest snapshot of each conversation run (at most 8), by the SDK trace it runs in.
+    """The latest snapshot of each conversation run (8 at most) by the SDK trace it runs in.
 
-    The SDK runs the first turn of a run in a task of its own: a snapshot kept in a context
-    variable there is gone at the next turn. The trace is the same in every task of a run,
-    and the run's own unless the user opened one around several runs. Traces are held
-    weakly; the lock is reentrant, as the cyclic GC may free a trace while it is held."""
+    The SDK runs the first turn of a run in a task of its own, so a snapshot kept in a
+    context variable there is gone at the next turn; the trace is the same in every task of
+    a run (and the run's own, unless the user opened one around several runs). Traces are
+    held weakly; the lock is reentrant, as the cyclic GC may free a trace while it is held."""
 
     def __init__(self) -> None:
         self._items: weakref.WeakKeyDictionary[Any, list[RunSnapshot]] = weakref.WeakKeyDictionary()
@@ -120,13 +103,11 @@ class _TraceRuns:
     def keep(self, trace: object, snapshot: RunSnapshot) -> None:
         with self._lock:
             kept = [s for s in self._items.get(trace, ()) if s.run is not snapshot.run]
-            self._items[trace] = [*kept, snapshot][-_TRACE_SNAPSHOTS:]
+            self._items[trace] = [*kept, snapshot][-8:]
 
 
 class ToolErrorRecovery:
-    """Re-delivers failed tool calls to the model for the OpenAI Agents SDK.
-
-    One line::
+    """Re-delivers failed tool calls to the model for the OpenAI Agents SDK::
 
         result = await Runner.run(agent, "...", run_config=ToolErrorRecovery().run_config())
 
@@ -172,12 +153,11 @@ class ToolErrorRecovery:
         ``Agent(mcp_config={"failure_error_function": ...})``.
 
         Returns:
-            The tool result: the diagnosis (``Type: message``, capped; in form C1 with the
-            core's guidance); the SDK's default text if toolerr fails (logged).
+            The tool result: ``Type: message`` (capped; in form C1 with the core's
+            guidance); the SDK's default text where toolerr fails (logged).
         """
-        with fail_open(_CLASSIFYING, "the SDK's default text is used"):
-            return self._failure_text(error, ctx if isinstance(ctx, ToolContext) else None)
-        return default_tool_error_function(ctx, error)
+        text = self._failure_text(error, ctx if isinstance(ctx, ToolContext) else None)
+        return default_tool_error_function(ctx, error) if text is None else text
 
     def tool_error_formatter(self, args: ToolErrorFormatterArgs[Any]) -> str | None:
         """A ``RunConfig.tool_error_formatter``: the same result as
@@ -187,9 +167,7 @@ class ToolErrorRecovery:
         if args.kind != "tool_exception" or not isinstance(error, BaseException):
             return None
         context = args.run_context if isinstance(args.run_context, ToolContext) else None
-        with fail_open(_CLASSIFYING, "the SDK's default text is used"):
-            return self._failure_text(error, context, tool=args.tool_name, call_id=args.call_id)
-        return None
+        return self._failure_text(error, context, tool=args.tool_name, call_id=args.call_id)
 
     def _failure_text(
         self,
@@ -198,32 +176,33 @@ class ToolErrorRecovery:
         *,
         tool: str | None = None,
         call_id: str | None = None,
-    ) -> str:
-        """The tool result for an exception; its verdict is remembered in the run's scope
-        for the call id and the result."""
+    ) -> str | None:
+        """The tool result for an exception (``None`` where toolerr fails); its verdict is
+        remembered in the run's scope for the call id and the result."""
         if context is not None:
             tool, call_id = tool or context.tool_name, call_id or context.tool_call_id
         snapshot = self._snapshot.get()
         run = snapshot.run if snapshot is not None else None
-        failure = plain_failure_of(self.layer, error, tool=tool)
-        self.layer.remember(call_id, failure.verdict, failure.text, run=run)
-        if "c1" not in self.policy.forms.values():  # no kind is delivered in C1
-            return failure.text
-        delivery = self.layer.deliver_result(
-            tool or "unknown_tool",
-            None,
-            failure.text,
-            exception=error,
-            call_id=call_id,
-            raw_arguments=context.tool_arguments if context is not None else None,
-            run=run,
-            # the run's calls so far
-            ledger=snapshot.ledger().copy() if snapshot else FailureLedger(self.policy.retry_budget),
-            record=False,  # the input filter records it at the decision step
-        )
-        # A repeat of a failed call (or a cycle) may get other advice at the decision step
-        # (retry budget, loop note): the input filter appends it there, not in the history.
-        return failure.text if delivery.repeats else delivery.text
+        with fail_open(_CLASSIFYING, "the SDK's default text is used"):
+            failure = plain_failure_of(self.layer, error, tool=tool)
+            self.layer.remember(call_id, failure.verdict, failure.text, run=run)
+            if "c1" not in self.policy.forms.values():  # no kind is delivered in C1
+                return failure.text
+            delivery = self.layer.deliver_result(
+                tool or "unknown_tool",
+                None,
+                failure.text,
+                exception=error,
+                call_id=call_id,
+                raw_arguments=context.tool_arguments if context is not None else None,
+                run=run,
+                ledger=snapshot.ledger().copy() if snapshot else FailureLedger(self.policy.retry_budget),
+                record=False,  # the input filter records it at the decision step
+            )
+            # A repeat (or a cycle) may get other advice at the decision step (retry budget,
+            # loop note): the input filter appends it there, not in the history.
+            return failure.text if delivery.repeats else delivery.text
+        return None
 
     # -- the model input ---------------------------------------------------------------
 
@@ -239,29 +218,31 @@ class ToolErrorRecovery:
         model_data = data.model_data
         try:
             with fail_open("rewriting the model input"):
-                items = self._filtered(data)
+                items = self._rewritten(data)
                 if items is not None:
                     return ModelInputData(input=items, instructions=model_data.instructions)
         except ToolLoopError as error:
-            raise _stopped(error) from None
+            raise error if isinstance(error, AgentsException) else _RunStopped(error) from None
         return model_data
 
-    def _filtered(self, data: CallModelData[Any]) -> list[Any] | None:
-        """The rewritten input items (``None``: unchanged)."""
+    def _rewritten(self, data: CallModelData[Any]) -> list[Any] | None:
+        """The rewritten input items (``None``: unchanged). The run's previous snapshot is
+        this context's, where it is of the current trace; else the trace's snapshot that
+        this conversation continues, where that is one run's (runs of one trace that begin
+        alike cannot be told apart: each then starts a scope of its own)."""
         items: Any = data.model_data.input
         if not isinstance(items, list):
             return None
         trace = get_current_trace()
         kept = self._traces.snapshots(trace) if trace is not None else None
         own = latest = self._snapshot.get()
-        if kept is not None and not _in_trace(latest, trace):  # this context's is another trace's
+        ref = _run(latest).trace if latest is not None else None
+        if kept is not None and (ref is None or ref() is not trace):
             own, latest = None, (kept[-1] if kept else None)
         conversation = to_conversation(items, _run(latest).conversions if latest else None)
         messages = conversation.messages
         previous = latest
         if kept is not None and not (own and _continues(messages, own)):
-            # the trace's snapshot that this conversation continues; none when it continues
-            # several runs' (runs of one trace with the same beginning)
             continued = [s for s in kept if _continues(messages, s)]
             unique = len({id(s.run) for s in continued}) == 1
             previous = max(reversed(continued), key=lambda s: len(s.messages)) if unique else None
@@ -279,8 +260,7 @@ class ToolErrorRecovery:
     # -- loops -------------------------------------------------------------------------
 
     def _guard(self, data: ToolInputGuardrailData) -> ToolGuardrailFunctionOutput:
-        context = data.context
-        snapshot = self._snapshot.get()
+        context, snapshot = data.context, self._snapshot.get()
         if snapshot is None or not self._owns(context.run_config):
             return ToolGuardrailFunctionOutput.allow()
         raw = context.tool_arguments
@@ -295,7 +275,7 @@ class ToolErrorRecovery:
                 run=snapshot.run,
             )
         except ToolLoopError as error:
-            raise _stopped(error) from None
+            raise error if isinstance(error, AgentsException) else _RunStopped(error) from None
         if blocked is None:
             return ToolGuardrailFunctionOutput.allow()
         return ToolGuardrailFunctionOutput.reject_content(
@@ -310,17 +290,16 @@ class ToolErrorRecovery:
             return False
         return installed == self.call_model_input_filter or getattr(installed, _OWNER, None) is self
 
-    def _attach_guardrail(self, agent: Any) -> None:
-        """The repeat guard on the agent's function tools and MCP servers (idempotent)."""
-        for tool in getattr(agent, "tools", None) or ():
-            if isinstance(tool, FunctionTool):
-                self._wrap_tool(tool)
-        for server in getattr(agent, "mcp_servers", None) or ():
-            guardrails = getattr(server, "tool_input_guardrails", None)
-            if guardrails is not None and not isinstance(guardrails, list):
-                continue
+    def _attach_guardrail(self, agent: Any, *tools: FunctionTool) -> None:
+        """The repeat guard on ``tools`` and the agent's function tools and MCP servers
+        (idempotent)."""
+        tools += tuple(t for t in getattr(agent, "tools", None) or () if isinstance(t, FunctionTool))
+        for owner in (*tools, *(getattr(agent, "mcp_servers", None) or ())):
+            guardrails = getattr(owner, "tool_input_guardrails", None)
+            if not (guardrails is None or isinstance(guardrails, list) or isinstance(owner, FunctionTool)):
+                continue  # an MCP server's guardrails of a kind of its own
             if not any(g is self.tool_input_guardrail for g in guardrails or ()):
-                server.tool_input_guardrails = [*(guardrails or ()), self.tool_input_guardrail]
+                owner.tool_input_guardrails = [*(guardrails or ()), self.tool_input_guardrail]
 
     # -- wiring ------------------------------------------------------------------------
 
@@ -338,13 +317,6 @@ class ToolErrorRecovery:
         """
         user_filter = kwargs.pop("call_model_input_filter", None)
         user_formatter = kwargs.pop("tool_error_formatter", None)
-        kwargs["call_model_input_filter"] = self._compose_filter(user_filter)
-        kwargs["tool_error_formatter"] = self._compose_formatter(user_formatter)
-        return RunConfig(**kwargs)
-
-    def _compose_filter(self, user_filter: Callable[..., Any] | None) -> Callable[..., Any]:
-        if user_filter is None:
-            return self.call_model_input_filter
 
         async def call_model_input_filter(data: CallModelData[Any]) -> ModelInputData:
             updated = user_filter(data)
@@ -355,13 +327,6 @@ class ToolErrorRecovery:
             return self.call_model_input_filter(
                 CallModelData(model_data=updated, agent=data.agent, context=data.context)
             )
-
-        setattr(call_model_input_filter, _OWNER, self)
-        return call_model_input_filter
-
-    def _compose_formatter(self, user_formatter: Callable[..., Any] | None) -> Callable[..., Any]:
-        if user_formatter is None:
-            return self.tool_error_formatter
 
         async def tool_error_formatter(args: ToolErrorFormatterArgs[Any]) -> str | None:
             ours = self.tool_error_formatter(args)
@@ -377,7 +342,11 @@ class ToolErrorRecovery:
                     self.layer.remember(args.call_id, failure.verdict, theirs, run=snapshot and snapshot.run)
             return cast(str, theirs)
 
-        return tool_error_formatter
+        setattr(call_model_input_filter, _OWNER, self)
+        own = self.call_model_input_filter, self.tool_error_formatter
+        kwargs["call_model_input_filter"] = own[0] if user_filter is None else call_model_input_filter
+        kwargs["tool_error_formatter"] = own[1] if user_formatter is None else tool_error_formatter
+        return RunConfig(**kwargs)
 
     def wrap(self, *targets: _Target) -> _Target:
         """Wire toolerr into agents and function tools you own, in place.
@@ -396,41 +365,27 @@ class ToolErrorRecovery:
         """
         if not targets:
             raise TypeError("wrap() needs at least one Agent or FunctionTool")
+        queue: list[Any] = list(targets)
         seen: set[int] = set()
-        for target in targets:
-            self._wrap_any(target, seen)
+        for target in queue:  # grows with the agents' tools and handoffs
+            if id(target) in seen:
+                continue
+            seen.add(id(target))
+            if isinstance(target, FunctionTool):
+                if target.timeout_error_function is None:
+                    target.timeout_error_function = self.failure_error_function
+                self._attach_guardrail(None, target)
+            elif isinstance(target, Agent):
+                queue += [t for t in target.tools if isinstance(t, FunctionTool)]
+                queue += [h for h in target.handoffs if isinstance(h, Agent)]
+                self._attach_guardrail(target)
+                config = dict(target.mcp_config or {})
+                if (
+                    config.get("failure_error_function", default_tool_error_function)
+                    is default_tool_error_function
+                ):
+                    config["failure_error_function"] = cast(ToolErrorFunction, self.failure_error_function)
+                    target.mcp_config = cast(Any, config)
+            else:
+                raise TypeError(f"wrap() takes an Agent or a FunctionTool, got {type(target).__name__}")
         return targets[0]
-
-    def _wrap_any(self, target: Any, seen: set[int]) -> None:
-        if id(target) in seen:
-            return
-        seen.add(id(target))
-        if isinstance(target, FunctionTool):
-            self._wrap_function_tool(target)
-        elif isinstance(target, Agent):
-            self._wrap_agent(target, seen)
-        else:
-            raise TypeError(f"wrap() takes an Agent or a FunctionTool, got {type(target).__name__}")
-
-    def _wrap_tool(self, tool: FunctionTool) -> None:
-        guardrails = list(tool.tool_input_guardrails or ())
-        if not any(g is self.tool_input_guardrail for g in guardrails):
-            tool.tool_input_guardrails = [*guardrails, self.tool_input_guardrail]
-
-    def _wrap_agent(self, agent: Agent[Any], seen: set[int]) -> None:
-        for tool in agent.tools:
-            if isinstance(tool, FunctionTool):
-                self._wrap_function_tool(tool)
-        self._attach_guardrail(agent)
-        config = dict(agent.mcp_config or {})
-        if config.get("failure_error_function", default_tool_error_function) is default_tool_error_function:
-            config["failure_error_function"] = cast(ToolErrorFunction, self.failure_error_function)
-            agent.mcp_config = cast(Any, config)
-        for handoff in agent.handoffs:
-            if isinstance(handoff, Agent):
-                self._wrap_any(handoff, seen)
-
-    def _wrap_function_tool(self, tool: FunctionTool) -> None:
-        if tool.timeout_error_function is None:
-            tool.timeout_error_function = self.failure_error_function
-        self._wrap_tool(tool)
