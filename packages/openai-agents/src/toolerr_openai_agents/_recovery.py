@@ -15,6 +15,7 @@ import inspect
 import threading
 import weakref
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from agents import Agent, AgentsException, FunctionTool, RunConfig, get_current_trace
@@ -81,12 +82,9 @@ def _continues(messages: Sequence[Message], earlier: RunSnapshot) -> bool:
 
 
 class _TraceRuns:
-    """The latest snapshot of each conversation run (8 at most) by the SDK trace it runs in.
-
-    The SDK runs the first turn of a run in a task of its own, so a snapshot kept in a
-    context variable there is gone at the next turn; the trace is the same in every task of
-    a run (and the run's own, unless the user opened one around several runs). Traces are
-    held weakly; the lock is reentrant, as the cyclic GC may free a trace while it is held."""
+    """The latest snapshot of each conversation run (8 at most) by the SDK trace it runs in
+    (held weakly): the same in every task of a run, where the SDK runs the first turn in a
+    task of its own. Reentrant: the cyclic GC may free a trace while the lock is held."""
 
     def __init__(self) -> None:
         self._items: weakref.WeakKeyDictionary[Any, list[RunSnapshot]] = weakref.WeakKeyDictionary()
@@ -183,7 +181,8 @@ class ToolErrorRecovery:
             tool, call_id = tool or context.tool_name, call_id or context.tool_call_id
         snapshot = self._snapshot.get()
         run = snapshot.run if snapshot is not None else None
-        with fail_open(_CLASSIFYING, "the SDK's default text is used"):
+        # loop action stop (a repeat, in C1): the input filter stops the run at the next call
+        with suppress(ToolLoopError), fail_open(_CLASSIFYING, "the SDK's default text is used"):
             failure = plain_failure_of(self.layer, error, tool=tool)
             self.layer.remember(call_id, failure.verdict, failure.text, run=run)
             if "c1" not in self.policy.forms.values():  # no kind is delivered in C1
@@ -271,7 +270,7 @@ class ToolErrorRecovery:
                 parse_arguments(raw),
                 context.tool_call_id,
                 raw=raw,
-                ledger=snapshot.ledger,
+                ledger=snapshot.ledger,  # built on first use
                 run=snapshot.run,
             )
         except ToolLoopError as error:
@@ -285,10 +284,10 @@ class ToolErrorRecovery:
     def _owns(self, run_config: RunConfig | None) -> bool:
         """Whether this run's model input goes through this object's filter (so the
         snapshot in this context is the run's own, not a stale one from another run)."""
-        installed = run_config.call_model_input_filter if run_config is not None else None
-        if installed is None:
-            return False
-        return installed == self.call_model_input_filter or getattr(installed, _OWNER, None) is self
+        used = getattr(run_config, "call_model_input_filter", None)
+        return used is not None and (
+            used == self.call_model_input_filter or getattr(used, _OWNER, None) is self
+        )
 
     def _attach_guardrail(self, agent: Any, *tools: FunctionTool) -> None:
         """The repeat guard on ``tools`` and the agent's function tools and MCP servers
@@ -379,11 +378,8 @@ class ToolErrorRecovery:
                 queue += [t for t in target.tools if isinstance(t, FunctionTool)]
                 queue += [h for h in target.handoffs if isinstance(h, Agent)]
                 self._attach_guardrail(target)
-                config = dict(target.mcp_config or {})
-                if (
-                    config.get("failure_error_function", default_tool_error_function)
-                    is default_tool_error_function
-                ):
+                config, default = dict(target.mcp_config or {}), default_tool_error_function
+                if config.get("failure_error_function", default) is default:
                     config["failure_error_function"] = cast(ToolErrorFunction, self.failure_error_function)
                     target.mcp_config = cast(Any, config)
             else:
