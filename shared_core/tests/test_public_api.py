@@ -118,6 +118,7 @@ ADAPTER_NAMES = [
 
 # The adapter kit: new in toolerr.adapters (never in toolerr).
 KIT_NAMES = ["Blocked", "Failure", "Layers", "RunSnapshot", "fail_open", "failure_of", "guard_call"]
+KIT_NAMES += ["plain_failure_of"]  # added by the OpenAI Agents adapter
 
 
 def test_all_names_exist_once() -> None:
