@@ -8,7 +8,7 @@ import dataclasses
 import threading
 
 from toolerr import Message, ToolCall, ToolErrorLayer, Verdict
-from toolerr._kit import TextVerdicts, decision_step_failed, invalid_call_verdict
+from toolerr.adapters import TextVerdicts, decision_step_failed, invalid_call_verdict
 
 TEXT = "Error: HTTPStatusError: upstream said no"
 TRANSIENT = Verdict(failed=True, kind="transient", rule="http:503", detection="exception")

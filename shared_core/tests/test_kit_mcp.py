@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from toolerr import ToolErrorLayer
-from toolerr._kit import failure_as
+from toolerr.adapters import failure_as
 
 
 class RPCError(Exception):

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from toolerr import Message, ToolErrorLayer, Verdict
-from toolerr._kit import declared_safety, framework_verdict
+from toolerr.adapters import declared_safety, framework_verdict
 
 
 def test_pydantic_ai_model_retry_is_fixable_with_its_rule() -> None:

@@ -131,6 +131,7 @@ KIT_NAMES = [
     "framework_verdict",
     "guard_call",
     "invalid_call_verdict",
+    "plain_failure_of",
 ]
 
 

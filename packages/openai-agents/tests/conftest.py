@@ -9,6 +9,13 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tests" / "_shared"))
 
 from oa_support import MODES
+from toolerr._failopen import forget_causes
+
+
+@pytest.fixture(autouse=True)
+def _fresh_causes() -> None:
+    """Each test sees toolerr's fail-open log records again (they are logged once per cause)."""
+    forget_causes()
 
 
 @pytest.fixture(params=MODES)

@@ -210,7 +210,8 @@ def test_a_trace_collected_while_the_trace_registry_is_locked_does_not_hang() ->
     import gc
 
     from agents.tracing.traces import NoOpTrace
-    from toolerr.adapters import ConversionCache
+    from toolerr import ToolErrorLayer
+    from toolerr.adapters import RunSnapshot
     from toolerr_openai_agents import _recovery
 
     class CollectingLock:
@@ -234,12 +235,12 @@ def test_a_trace_collected_while_the_trace_registry_is_locked_does_not_hang() ->
     enabled = gc.isenabled()
     gc.disable()
     try:
-        runs.keep(abandoned, _recovery._Snapshot([], None, ConversionCache()))
+        runs.keep(abandoned, RunSnapshot(ToolErrorLayer(), []))
         del context, abandoned
         finished = threading.Event()
 
         def next_model_call() -> None:
-            runs.keep(NoOpTrace(), _recovery._Snapshot([], None, ConversionCache()))
+            runs.keep(NoOpTrace(), RunSnapshot(ToolErrorLayer(), []))
             finished.set()
 
         threading.Thread(target=next_model_call, daemon=True).start()

@@ -610,3 +610,20 @@ def test_public_api() -> None:
     assert isinstance(recovery.layer, toolerr.ToolErrorLayer)
     with pytest.raises(ValueError, match="unknown form"):
         ToolErrorRecovery(form="c9")
+
+
+def test_a_stop_in_the_c1_failure_text_gives_the_sdks_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The C1 delivery in the failure hooks may raise ToolLoopError (loop action stop): the
+    tool result is then the SDK's own text, as before (the input filter stops the run)."""
+    from agents.run_context import RunContextWrapper
+    from agents.tool import default_tool_error_function
+    from toolerr.adapters import LoopDecision, RepeatReport
+
+    recovery = ToolErrorRecovery(form="c1", loop_action="stop")
+
+    def stop(*args: Any, **kwargs: Any) -> Any:
+        raise ToolLoopError(LoopDecision("stop", "a repeat", RepeatReport()))
+
+    monkeypatch.setattr(recovery.layer, "deliver_result", stop)
+    context, error = RunContextWrapper(context=None), PermissionError(13, "Permission denied")
+    assert recovery.failure_error_function(context, error) == default_tool_error_function(context, error)

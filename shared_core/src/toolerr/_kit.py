@@ -7,7 +7,7 @@ recipe):
   ``toolerr``, once per cause; :class:`~toolerr.ToolLoopError` always leaves);
 - :func:`failure_of`: a tool's exception to the text the model is shown and its verdict,
   rendered once and classified once, from the object (:func:`failure_as` where a protocol
-  fixes the text);
+  fixes the text, :func:`plain_failure_of` where the result carries no error flag);
 - :func:`guard_call`: before a tool runs, the loop check, the runtime answer for a
   blocked repeat and its remembered verdict;
 - :class:`RunSnapshot`: the conversation of a run's latest model call, its run scope and
@@ -52,6 +52,7 @@ __all__ = [
     "framework_verdict",
     "guard_call",
     "invalid_call_verdict",
+    "plain_failure_of",
 ]
 
 
@@ -122,6 +123,18 @@ def failure_of(layer: ToolErrorLayer, error: BaseException, *, tool: str | None 
     Raises what classification raises: call it inside :class:`fail_open`."""
     text = exception_text(error)
     verdict = layer.inspect_exception(error, text=text, tool=tool)
+    return Failure(clean_text(text, layer.policy.max_error_chars), verdict)
+
+
+def plain_failure_of(layer: ToolErrorLayer, error: BaseException, *, tool: str | None = None) -> Failure:
+    """:func:`failure_of` for a framework that shows the model a failure as a plain tool
+    result (no error flag): ``Error: `` goes before a ``Type: message`` that detection
+    alone does not read as a failure (``Boom: the upstream said no``), so the model, and a
+    later model call without the exception object, still see one. Capped with the prefix."""
+    text = exception_text(error)
+    verdict = layer.inspect_exception(error, text=text, tool=tool)
+    if not layer.inspect(Message(role="tool", content=text, client=layer.policy.client)).failed:
+        text = f"Error: {text}"
     return Failure(clean_text(text, layer.policy.max_error_chars), verdict)
 
 

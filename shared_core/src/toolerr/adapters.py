@@ -62,6 +62,7 @@ from ._kit import (
     framework_verdict,
     guard_call,
     invalid_call_verdict,
+    plain_failure_of,
 )
 from ._layer import records_of
 from ._ledger import RepeatReport
@@ -146,6 +147,7 @@ __all__ = [
     "openai_chat_to_messages",
     "pair_results",
     "parse_arguments",
+    "plain_failure_of",
     "records_of",
     "register_special_tokens",
     "remove_special_tokens",

@@ -21,7 +21,7 @@ from typing import Any
 
 from generate import Case, evidence, framework_texts
 from toolerr import ToolErrorLayer, Verdict, inspect_result
-from toolerr._layer import exception_text
+from toolerr.adapters import exception_text
 
 PATHS = ("exception", "framework", "flagged", "unflagged")
 FRAMEWORKS = ("langchain", "openai-agents", "mcp")

@@ -1,16 +1,8 @@
-"""Responses API input items <-> the neutral toolerr conversation.
-
-The Agents SDK sends the model a list of Responses input items (plain dicts):
-``{"role": "user", "content": ...}`` messages, assistant output messages,
-``{"type": "function_call", "call_id", "name", "arguments"}`` calls,
-``{"type": "function_call_output", "call_id", "output"}`` results, reasoning items and
-the items of hosted tools. Consecutive model-side items (assistant messages, calls,
-reasoning) become one neutral assistant message; each ``function_call_output`` becomes a
-``tool`` message; every other item becomes an empty ``system`` placeholder that keeps
-its place. On the way back, every neutral message the core left untouched (the same
-object) is replaced by its original items, the very same objects, so an unchanged
-request is byte for byte the one the SDK built.
-"""
+"""The Agents SDK's model input (Responses input items, plain dicts) <-> the neutral
+conversation. Consecutive model-side items (assistant messages, calls, reasoning) are one
+assistant message; each ``function_call_output`` a ``tool`` message; any other item an
+empty ``system`` placeholder that keeps its place. On the way back a message the core left
+untouched gives back its very items, so an unchanged request is the one the SDK built."""
 
 from __future__ import annotations
 
@@ -27,7 +19,6 @@ _NO_CACHE = ConversionCache(0)
 _MODEL_SIDE_TYPES = frozenset(
     {"function_call", "reasoning", "mcp_list_tools", "mcp_approval_request", "program"}
 )
-_SYSTEM_ROLES = frozenset({"system", "developer"})
 
 
 def as_mapping(item: Any) -> Mapping[str, Any]:
@@ -73,52 +64,35 @@ class Conversation:
     """``id(ToolCall)`` -> index of the ``function_call`` item it came from."""
 
     def to_items(self, messages: Sequence[Message]) -> list[Any]:
-        """The input items for a rewritten neutral conversation.
-
-        Messages the core kept (same objects) give back their original items; changed
-        ones give changed copies; new ones (the runtime note) give new user items.
-        """
+        """The input items for a rewritten neutral conversation: a message the core kept
+        (the same object) gives back its original items, a changed one changed copies
+        (an assistant message without the calls it dropped), a new one (the runtime note)
+        a new user item."""
         out: list[Any] = []
-        converted, groups, items = self.messages, self.groups, self.items
+        items, groups = self.items, self.groups
         for message in messages:
             origin = message.origin  # a converted message's position
-            if isinstance(origin, int) and 0 <= origin < len(converted) and converted[origin] is message:
-                group = groups[origin]
-                if len(group) == 1:
-                    out.append(items[group[0]])
-                else:
-                    out.extend(items[i] for i in group)
-                continue
-            if isinstance(origin, int) and 0 <= origin < len(self.groups):
-                out.extend(self._changed(origin, message))
-            elif message.role == "user":
+            if not (isinstance(origin, int) and 0 <= origin < len(groups)):
+                if message.role != "user":
+                    raise ValueError(
+                        f"toolerr returned a new {message.role} message; only user notes are expected"
+                    )
                 out.append({"role": "user", "content": to_input_content(message.content)})
+            elif self.messages[origin] is message:
+                out += [items[i] for i in groups[origin]]
+            elif message.role == "assistant":
+                kept = {self.call_items.get(id(call)) for call in message.tool_calls}
+                calls = [i for i in groups[origin] if as_mapping(items[i]).get("type") == "function_call"]
+                out += [items[i] for i in groups[origin] if i not in calls or i in kept]
+            elif message.role in ("tool", "user"):
+                item = dict(as_mapping(items[groups[origin][0]]))
+                item["output" if message.role == "tool" else "content"] = to_input_content(message.content)
+                out.append(item)
             else:
                 raise ValueError(
-                    f"toolerr returned a new {message.role} message; only user notes are expected"
+                    f"toolerr changed a {message.role} message; only tool and user messages are expected"
                 )
         return out
-
-    def _changed(self, position: int, message: Message) -> list[Any]:
-        group = self.groups[position]
-        if message.role == "assistant":
-            kept = {self.call_items[id(call)] for call in message.tool_calls if id(call) in self.call_items}
-            return [
-                self.items[i]
-                for i in group
-                if as_mapping(self.items[i]).get("type") != "function_call" or i in kept
-            ]
-        (index,) = group
-        original = dict(as_mapping(self.items[index]))
-        if message.role == "tool":
-            original["output"] = to_input_content(message.content)
-        elif message.role == "user":
-            original["content"] = to_input_content(message.content)
-        else:
-            raise ValueError(
-                f"toolerr changed a {message.role} message; only tool and user messages are expected"
-            )
-        return [original]
 
 
 def to_input_content(content: Any) -> Any:
@@ -161,11 +135,10 @@ def to_conversation(items: Sequence[Any], cache: ConversionCache | None = None) 
                     if call.id is not None:
                         names[call.id] = call.name
         else:
-            item = mappings[index]
-            group = (index,)
-            call_id = item.get("call_id")
-            name = names.get(call_id) if isinstance(call_id, str) else None
-            message = get(_item_key(item, name, position), _single, item, names, position)
+            item, group = mappings[index], (index,)
+            call_id = _str(item.get("call_id"))
+            name = names.get(call_id) if call_id is not None else None
+            message = get(_item_key(item, name, position), _single, item, name, position)
         messages.append(message)
         groups.append(group)
         index = end
@@ -209,43 +182,38 @@ def _item_key(item: Mapping[str, Any], name: str | None, position: int) -> tuple
 def _assistant(mappings: Sequence[Mapping[str, Any]], group: tuple[int, ...], position: int) -> Message:
     """Consecutive model-side items as one assistant message."""
     items = [mappings[i] for i in group]
-    calls = tuple(_tool_call(item) for item in items if item.get("type") == "function_call")
-    texts = [
+    calls = tuple(_tool_call(i) for i in items if i.get("type") == "function_call")
+    texts = (
         _assistant_text(i) for i in items if i.get("type") != "function_call" and i.get("role") == "assistant"
-    ]
-    content = "\n".join(t for t in texts if t)
-    return Message(role="assistant", content=content, tool_calls=calls, origin=position)
-
-
-def _tool_call(item: Mapping[str, Any]) -> ToolCall:
-    call_id = item.get("call_id")
-    raw = item.get("arguments")
-    name = item.get("name")
-    return ToolCall.from_raw(
-        call_id if isinstance(call_id, str) else None,
-        name if isinstance(name, str) else "unknown_tool",
-        raw if isinstance(raw, str) else "",
+    )
+    return Message(
+        role="assistant", content="\n".join(t for t in texts if t), tool_calls=calls, origin=position
     )
 
 
-def _single(item: Mapping[str, Any], names: Mapping[str, str], position: int) -> Message:
-    kind = item.get("type")
+def _tool_call(item: Mapping[str, Any]) -> ToolCall:
+    name = _str(item.get("name"))
+    return ToolCall.from_raw(
+        _str(item.get("call_id")), "unknown_tool" if name is None else name, _str(item.get("arguments")) or ""
+    )
+
+
+def _single(item: Mapping[str, Any], name: str | None, position: int) -> Message:
+    """A result as a ``tool`` message, a user, system or developer message as itself; any
+    other item (hosted tool outputs, references, approvals) as a placeholder."""
+    kind, role = item.get("type"), item.get("role")
     if kind == "function_call_output":
-        call_id = item.get("call_id")
-        call_id = call_id if isinstance(call_id, str) else None
+        call_id = _str(item.get("call_id"))
+        output = item.get("output")
         return Message(
-            role="tool",
-            content=item.get("output"),
-            tool_call_id=call_id,
-            name=names.get(call_id) if call_id is not None else None,
-            client=CLIENT,
-            origin=position,
+            role="tool", content=output, tool_call_id=call_id, name=name, client=CLIENT, origin=position
         )
-    if kind in (None, "message"):
-        role = item.get("role")
-        if role == "user":
-            return Message(role="user", content=item.get("content"), origin=position)
-        if role in _SYSTEM_ROLES:
-            return Message(role="system", content=item.get("content"), origin=position)
-    # Any other item (hosted tool outputs, references, approvals): a placeholder that keeps its place.
+    if kind in (None, "message") and role in ("user", "system", "developer"):
+        return Message(
+            role="user" if role == "user" else "system", content=item.get("content"), origin=position
+        )
     return Message(role="system", content="", origin=position)
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None

@@ -1,25 +1,21 @@
-"""ToolErrorRecovery: toolerr for the OpenAI Agents SDK.
+"""ToolErrorRecovery: toolerr for the OpenAI Agents SDK, in four SDK hooks.
 
-Four SDK hooks, one object:
-
-* ``tool_error_formatter`` (``RunConfig``) and ``failure_error_function`` (per tool):
-  a function tool raised; classify the exception object, remember the verdict by call id
-  and return a result that keeps the diagnosis instead of the SDK's
-  "An error occurred while running the tool. Please try again.".
-* ``call_model_input_filter`` (``RunConfig``): before each model call, apply the form to
-  the model input of that call only (the run's history is not changed).
-* ``tool_input_guardrail`` (per function tool): with loop action ``block`` or ``stop``,
-  an identical repeat of a failed non-transient call is not executed.
+* ``tool_error_formatter`` (``RunConfig``), ``failure_error_function`` (per tool): a tool
+  raised; its result keeps the diagnosis (not the SDK's "An error occurred while running
+  the tool. Please try again.") and the verdict classified from the exception object.
+* ``call_model_input_filter`` (``RunConfig``): the form, applied to each model call's input
+  (the run's history is not changed).
+* ``tool_input_guardrail`` (per function tool): loop actions ``block`` and ``stop``.
 """
 
 from __future__ import annotations
 
 import contextvars
 import inspect
-import logging
 import threading
 import weakref
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
+from contextlib import suppress
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from agents import Agent, AgentsException, FunctionTool, RunConfig, get_current_trace
@@ -28,8 +24,17 @@ from agents.run_context import RunContextWrapper
 from agents.tool import ToolErrorFunction, default_tool_error_function
 from agents.tool_context import ToolContext
 from agents.tool_guardrails import ToolGuardrailFunctionOutput, ToolInputGuardrail, ToolInputGuardrailData
-from toolerr import DetectionRecord, FailureLedger, Message, Policy, ToolCall, ToolErrorLayer, ToolLoopError
-from toolerr.adapters import ConversationRun, ConversionCache, clean_text, exception_text
+from toolerr import DetectionRecord, FailureLedger, Message, Policy, ToolErrorLayer, ToolLoopError
+from toolerr.adapters import (
+    ConversationRun,
+    ConversionCache,
+    RunSnapshot,
+    fail_open,
+    failure_of,
+    guard_call,
+    parse_arguments,
+    plain_failure_of,
+)
 
 from ._convert import CLIENT, to_conversation
 
@@ -39,127 +44,81 @@ if TYPE_CHECKING:
 
 __all__ = ["ToolErrorRecovery"]
 
-logger = logging.getLogger("toolerr")
-
 _Target = TypeVar("_Target", Agent[Any], FunctionTool)
 _OWNER = "__toolerr_recovery__"
+_CLASSIFYING = "classifying a tool exception"
 
 
 class _RunStopped(ToolLoopError, AgentsException):
-    """``toolerr.ToolLoopError`` that is also an ``agents.AgentsException``, so the SDK
-    lets it end the run as it is (it wraps any other exception from a tool in ``UserError``)."""
+    """A ``ToolLoopError`` that the SDK lets end the run as it is (it wraps any other
+    exception from a tool in ``UserError``)."""
 
     def __init__(self, error: ToolLoopError) -> None:
         ToolLoopError.__init__(self, error.decision)
         self.run_data = None
 
 
-class _Snapshot:
-    """The neutral conversation of one run's latest model call (what the guardrail checks a
-    new call against) and its run scope; the failed-call ledger is built on first use.
+class _Run(ConversationRun):
+    """A conversation run's scope, with its own conversion cache (one for all runs would
+    keep the tool outputs of every finished run alive) and the trace it was seen in last."""
 
-    ``conversions`` is the run's own conversion cache, handed from one model call of the
-    run to the next: it lives in the run's context, so it goes with the run (one cache
-    for all runs would keep the tool outputs of every finished run alive)."""
+    __slots__ = ("conversions", "trace")
 
-    __slots__ = ("_ledger", "_lock", "conversions", "messages", "run", "trace")
-
-    def __init__(
-        self, messages: Sequence[Message], previous: _Snapshot | None, conversions: ConversionCache
-    ) -> None:
-        self.messages = messages
-        self.run: ConversationRun = ConversationRun.follow(getattr(previous, "run", None), messages)
-        # ``conversions`` converted ``messages``; a new run (its input does not continue the
-        # previous one) starts a cache of its own.
-        self.conversions = conversions if previous is None or self.run is previous.run else ConversionCache()
+    def __init__(self, results: tuple[str | None, ...] = ()) -> None:
+        super().__init__(results)
+        self.conversions = ConversionCache()
         self.trace: weakref.ref[Any] | None = None
-        """The SDK trace of the run, where it has one that can be followed."""
-        self._ledger: FailureLedger | None = None
-        self._lock = threading.Lock()
-
-    def ledger(self, layer: ToolErrorLayer) -> FailureLedger:
-        with self._lock:
-            if self._ledger is None:
-                self._ledger = layer.replay(self.messages, run=self.run)[0]
-            return self._ledger
 
 
-_TRACE_SNAPSHOTS = 8
-"""Snapshots kept per trace: one per conversation run (several runs may share a trace)."""
+def _run(snapshot: RunSnapshot) -> _Run:
+    return cast(_Run, snapshot.run)
 
 
-def _continues(messages: Sequence[Message], earlier: Sequence[Message]) -> bool:
-    """Whether ``messages`` starts with the ``earlier`` conversation (the same messages, or
-    equal ones)."""
-    if len(earlier) > len(messages):
-        return False
-    return all(a is b or a == b for a, b in zip(earlier, messages, strict=False))
+def _continues(messages: Sequence[Message], earlier: RunSnapshot) -> bool:
+    """Whether ``messages`` starts with the ``earlier`` snapshot's (the same or equal ones)."""
+    before = earlier.messages
+    pairs = zip(before, messages, strict=False)
+    return len(before) <= len(messages) and all(a is b or a == b for a, b in pairs)
 
 
 class _TraceRuns:
-    """The latest snapshot of each conversation run, by the SDK trace it runs in.
-
-    The SDK runs the first turn of a run in a task of its own: a snapshot kept in a context
-    variable there is gone at the next turn, where the variable holds whatever the run's
-    task held before (nothing, or the snapshot of an earlier run in the same task). The
-    trace is the same in every task of a run and is the run's own (unless the user opened
-    one around several runs): a run's previous snapshot is the one of its trace whose
-    conversation the new one continues, when that is one run's only (runs of one trace
-    that begin alike cannot be told apart: each then starts a scope of its own, as without
-    a trace). Traces are referred to weakly."""
+    """The latest snapshot of each conversation run (8 at most) by the SDK trace it runs in
+    (held weakly): the same in every task of a run, where the SDK runs the first turn in a
+    task of its own. Reentrant: the cyclic GC may free a trace while the lock is held."""
 
     def __init__(self) -> None:
-        self._items: dict[int, tuple[weakref.ref[Any], list[_Snapshot]]] = {}
-        # reentrant: a trace in a reference cycle is freed by the cyclic GC, which may run
-        # while this thread holds the lock; its callback (``forget``) then takes it again
+        self._items: weakref.WeakKeyDictionary[Any, list[RunSnapshot]] = weakref.WeakKeyDictionary()
         self._lock = threading.RLock()
 
-    def snapshots(self, trace: object) -> list[_Snapshot] | None:
+    def snapshots(self, trace: object) -> list[RunSnapshot] | None:
         """The trace's snapshots (latest last); ``None`` when the trace cannot be followed."""
         with self._lock:
-            entry = self._items.get(id(trace))
-            if entry is not None and entry[0]() is trace:
-                return list(entry[1])
-        try:
-            weakref.ref(trace)
-        except TypeError:
-            return None
-        return []
+            try:
+                return list(self._items.get(trace, ()))
+            except TypeError:  # no weak reference to it
+                return None
 
-    def keep(self, trace: object, snapshot: _Snapshot) -> None:
-        key = id(trace)
-        items, lock = self._items, self._lock
-
-        def forget(ref: weakref.ref[Any]) -> None:
-            with lock:
-                current = items.get(key)
-                if current is not None and current[0] is ref:
-                    del items[key]
-
-        with lock:
-            entry = items.get(key)
-            if entry is None or entry[0]() is not trace:
-                entry = (weakref.ref(trace, forget), [])
-                items[key] = entry
-            kept = [s for s in entry[1] if s.run is not snapshot.run]
-            kept.append(snapshot)
-            entry[1][:] = kept[-_TRACE_SNAPSHOTS:]
+    def keep(self, trace: object, snapshot: RunSnapshot) -> None:
+        with self._lock:
+            kept = [s for s in self._items.get(trace, ()) if s.run is not snapshot.run]
+            self._items[trace] = [*kept, snapshot][-8:]
 
 
 class ToolErrorRecovery:
-    """Re-delivers failed tool calls to the model for the OpenAI Agents SDK.
-
-    One line::
+    """Re-delivers failed tool calls to the model for the OpenAI Agents SDK::
 
         result = await Runner.run(agent, "...", run_config=ToolErrorRecovery().run_config())
 
-    Options are toolerr's policy (``form`` ``c3`` by default, ``retry_budget``,
-    ``loop_action``, ``tool_safety``, ``max_error_chars``), or a ready
-    :class:`toolerr.Policy`; ``on_record`` receives every
-    :class:`toolerr.DetectionRecord`. One object serves any number of agents and
-    concurrent runs: the verdicts of failures it produced are remembered in the run's own
-    scope (by call id and result text), the rest is derived from each model call's own
-    input, so no run sees another's failures, whatever the call ids.
+    Args:
+        policy: a ready :class:`toolerr.Policy` (``options`` override its fields).
+        on_record: receives every :class:`toolerr.DetectionRecord`.
+        **options: toolerr's policy options (``form`` ``c3`` by default,
+            ``retry_budget``, ``loop_action``, ``tool_safety``, ``max_error_chars``).
+
+    One object serves any number of agents and concurrent runs: the verdicts of failures
+    it produced are remembered in the run's own scope (by call id and result text), the
+    rest is derived from each model call's own input, so no run sees another's failures,
+    whatever the call ids.
     """
 
     def __init__(
@@ -174,12 +133,12 @@ class ToolErrorRecovery:
             guardrail_function=self._guard, name="toolerr_repeat_guard"
         )
         """Add it to a ``FunctionTool``'s ``tool_input_guardrails`` (or use :meth:`wrap`)."""
-        # Per-run state: the snapshot lives in the run's own asyncio context, so concurrent
-        # runs (tasks, threads) never see each other's conversation.
-        self._snapshot: contextvars.ContextVar[_Snapshot | None] = contextvars.ContextVar(
+        # The latest snapshot of the run in this context (task, thread): concurrent runs
+        # never see each other's conversation.
+        self._snapshot: contextvars.ContextVar[RunSnapshot | None] = contextvars.ContextVar(
             f"toolerr_openai_agents_{id(self):x}", default=None
         )
-        self._traces = _TraceRuns()  # how a run's next model call finds its snapshot
+        self._traces = _TraceRuns()
 
     @property
     def policy(self) -> Policy:
@@ -189,14 +148,14 @@ class ToolErrorRecovery:
 
     def failure_error_function(self, ctx: RunContextWrapper[Any], error: Exception) -> str:
         """A ``ToolErrorFunction`` for ``function_tool(failure_error_function=...)`` and
-        ``Agent(mcp_config={"failure_error_function": ...})``."""
-        try:
-            return self._failure_text(error, ctx if isinstance(ctx, ToolContext) else None)
-        except Exception:
-            logger.warning(
-                "toolerr: classifying a tool exception failed; the SDK's default text is used", exc_info=True
-            )
-            return default_tool_error_function(ctx, error)
+        ``Agent(mcp_config={"failure_error_function": ...})``.
+
+        Returns:
+            The tool result: ``Type: message`` (capped; in form C1 with the core's
+            guidance); the SDK's default text where toolerr fails (logged).
+        """
+        text = self._failure_text(error, ctx if isinstance(ctx, ToolContext) else None)
+        return default_tool_error_function(ctx, error) if text is None else text
 
     def tool_error_formatter(self, args: ToolErrorFormatterArgs[Any]) -> str | None:
         """A ``RunConfig.tool_error_formatter``: the same result as
@@ -206,28 +165,7 @@ class ToolErrorRecovery:
         if args.kind != "tool_exception" or not isinstance(error, BaseException):
             return None
         context = args.run_context if isinstance(args.run_context, ToolContext) else None
-        try:
-            return self._failure_text(error, context, tool=args.tool_name, call_id=args.call_id)
-        except Exception:
-            logger.warning(
-                "toolerr: classifying a tool exception failed; the SDK's default text is used", exc_info=True
-            )
-            return None
-
-    def _remember_exception(self, args: ToolErrorFormatterArgs[Any], text: str) -> None:
-        """Keep the classification of the exception of ``args`` for the result ``text`` that
-        the user's formatter gave it (fails open)."""
-        try:
-            error = getattr(args, "error", None)
-            if not isinstance(error, BaseException):
-                return
-            snapshot = self._snapshot.get()
-            verdict = self.layer.inspect_exception(error, tool=args.tool_name)
-            self.layer.remember(args.call_id, verdict, text, run=snapshot.run if snapshot else None)
-        except Exception:
-            logger.warning(
-                "toolerr: classifying a tool exception failed; its text is classified alone", exc_info=True
-            )
+        return self._failure_text(error, context, tool=args.tool_name, call_id=args.call_id)
 
     def _failure_text(
         self,
@@ -236,155 +174,148 @@ class ToolErrorRecovery:
         *,
         tool: str | None = None,
         call_id: str | None = None,
-    ) -> str:
-        """The tool result for an exception: its diagnosis (``Name: message``, capped) and,
-        in form C1, what the core's delivery of this result appends. The verdict is
+    ) -> str | None:
+        """The tool result for an exception (``None`` where toolerr fails); its verdict is
         remembered in the run's scope for the call id and the result."""
         if context is not None:
             tool, call_id = tool or context.tool_name, call_id or context.tool_call_id
         snapshot = self._snapshot.get()
         run = snapshot.run if snapshot is not None else None
-        verdict = self.layer.inspect_exception(error, tool=tool)
-        text = exception_text(error)
-        if not self.layer.inspect(Message(role="tool", content=text, client=CLIENT)).failed:
-            text = f"Error: {text}"
-        text = clean_text(text, self.policy.max_error_chars)
-        self.layer.remember(call_id, verdict, text, run=run)
-        if "c1" not in self.policy.forms.values():  # no kind is delivered in C1
-            return text
-        ledger = snapshot.ledger(self.layer).copy() if snapshot else FailureLedger(self.policy.retry_budget)
-        delivery = self.layer.deliver_result(
-            tool or "unknown_tool",
-            None,
-            text,
-            exception=error,
-            call_id=call_id,
-            raw_arguments=context.tool_arguments if context is not None else None,
-            run=run,
-            ledger=ledger,  # the run's calls so far
-            record=False,  # the input filter records it at the decision step
-        )
-        # A repeat of a failed call (or a cycle) may get other advice at the decision step
-        # (retry budget, loop note): the input filter appends it there, not in the history.
-        return text if delivery.repeats else delivery.text
+        # loop action stop (a repeat, in C1): the input filter stops the run at the next call
+        with suppress(ToolLoopError), fail_open(_CLASSIFYING, "the SDK's default text is used"):
+            failure = plain_failure_of(self.layer, error, tool=tool)
+            self.layer.remember(call_id, failure.verdict, failure.text, run=run)
+            if "c1" not in self.policy.forms.values():  # no kind is delivered in C1
+                return failure.text
+            delivery = self.layer.deliver_result(
+                tool or "unknown_tool",
+                None,
+                failure.text,
+                exception=error,
+                call_id=call_id,
+                raw_arguments=context.tool_arguments if context is not None else None,
+                run=run,
+                ledger=snapshot.ledger().copy() if snapshot else FailureLedger(self.policy.retry_budget),
+                record=False,  # the input filter records it at the decision step
+            )
+            # A repeat (or a cycle) may get other advice at the decision step (retry budget,
+            # loop note): the input filter appends it there, not in the history.
+            return failure.text if delivery.repeats else delivery.text
+        return None
 
     # -- the model input ---------------------------------------------------------------
 
     def call_model_input_filter(self, data: CallModelData[Any]) -> ModelInputData:
         """A ``RunConfig.call_model_input_filter``: the form applied to this model call.
 
-        Returns ``data.model_data`` itself when nothing changes. Fails open (the input
-        passes unchanged and the error is logged); raises :class:`toolerr.ToolLoopError`
-        only for loop action ``stop``.
+        Returns:
+            ``data.model_data`` itself when nothing changes or toolerr fails (logged).
+
+        Raises:
+            toolerr.ToolLoopError: only for loop action ``stop``.
         """
         model_data = data.model_data
         try:
-            items: Any = model_data.input
-            if not isinstance(items, list):
-                return model_data
-            trace = get_current_trace()
-            kept = self._traces.snapshots(trace) if trace is not None else None
-            latest = self._snapshot.get()
-            own: _Snapshot | None = None
-            if kept is not None:  # this context's snapshot counts only if it is of this trace
-                if latest is not None and latest.trace is not None and latest.trace() is trace:
-                    own = latest
-                else:
-                    latest = kept[-1] if kept else None
-            conversions = latest.conversions if latest is not None else ConversionCache()
-            conversation = to_conversation(items, conversions)  # the run's next call reuses them
-            previous = latest
-            if kept is not None and not (own and _continues(conversation.messages, own.messages)):
-                # the snapshot of the trace that this conversation continues; none when it
-                # continues several runs' (runs of one trace with the same beginning)
-                continued = [s for s in kept if _continues(conversation.messages, s.messages)]
-                unique = len({id(s.run) for s in continued}) == 1
-                previous = max(reversed(continued), key=lambda s: len(s.messages)) if unique else None
-            snapshot = _Snapshot(conversation.messages, previous, conversions)
-            self._snapshot.set(snapshot)  # for the tools and guardrails of this turn
-            if kept is not None:
-                snapshot.trace = weakref.ref(trace)
-                self._traces.keep(trace, snapshot)
-            if self.policy.loop_action in ("block", "stop"):
-                self._attach_guardrail(getattr(data, "agent", None))
-            result = self.layer.rewrite(conversation.messages, run=snapshot.run)
-            if not result.changed:
-                return model_data
-            new_items = conversation.to_items(result.messages)
+            with fail_open("rewriting the model input"):
+                items = self._rewritten(data)
+                if items is not None:
+                    return ModelInputData(input=items, instructions=model_data.instructions)
         except ToolLoopError as error:
-            raise _stopped(error) from None
-        except Exception:
-            logger.warning("toolerr: rewriting the model input failed; it passes unchanged", exc_info=True)
-            return model_data
-        return ModelInputData(input=new_items, instructions=model_data.instructions)
+            raise error if isinstance(error, AgentsException) else _RunStopped(error) from None
+        return model_data
+
+    def _rewritten(self, data: CallModelData[Any]) -> list[Any] | None:
+        """The rewritten input items (``None``: unchanged). The run's previous snapshot is
+        this context's, where it is of the current trace; else the trace's snapshot that
+        this conversation continues, where that is one run's (runs of one trace that begin
+        alike cannot be told apart: each then starts a scope of its own)."""
+        items: Any = data.model_data.input
+        if not isinstance(items, list):
+            return None
+        trace = get_current_trace()
+        kept = self._traces.snapshots(trace) if trace is not None else None
+        own = latest = self._snapshot.get()
+        ref = _run(latest).trace if latest is not None else None
+        if kept is not None and (ref is None or ref() is not trace):
+            own, latest = None, (kept[-1] if kept else None)
+        conversation = to_conversation(items, _run(latest).conversions if latest else None)
+        messages = conversation.messages
+        previous = latest
+        if kept is not None and not (own and _continues(messages, own)):
+            continued = [s for s in kept if _continues(messages, s)]
+            unique = len({id(s.run) for s in continued}) == 1
+            previous = max(reversed(continued), key=lambda s: len(s.messages)) if unique else None
+        run = cast(_Run, _Run.follow(_run(previous) if previous else None, messages))
+        run.trace = weakref.ref(trace) if kept is not None else None
+        snapshot = RunSnapshot(self.layer, messages, run)
+        self._snapshot.set(snapshot)  # for the tools and guardrails of this turn
+        if kept is not None:
+            self._traces.keep(trace, snapshot)
+        if self.policy.loop_action in ("block", "stop"):
+            self._attach_guardrail(getattr(data, "agent", None))
+        result = self.layer.rewrite(messages, run=run)
+        return conversation.to_items(result.messages) if result.changed else None
 
     # -- loops -------------------------------------------------------------------------
 
     def _guard(self, data: ToolInputGuardrailData) -> ToolGuardrailFunctionOutput:
-        context = data.context
-        if self.policy.loop_action == "note" or not self._owns(context.run_config):
+        context, snapshot = data.context, self._snapshot.get()
+        if snapshot is None or not self._owns(context.run_config):
             return ToolGuardrailFunctionOutput.allow()
-        snapshot = self._snapshot.get()
-        if snapshot is None:
-            return ToolGuardrailFunctionOutput.allow()
+        raw = context.tool_arguments
         try:
-            ledger = snapshot.ledger(self.layer)
-            raw = context.tool_arguments
-            arguments = ToolCall.from_raw(context.tool_call_id, context.tool_name, raw).arguments
-        except Exception:
-            logger.warning("toolerr: checking a tool call for repeats failed; the call runs", exc_info=True)
-            return ToolGuardrailFunctionOutput.allow()
-        try:
-            decision = self.layer.check_call(context.tool_name, arguments, raw=raw, ledger=ledger)
+            blocked = guard_call(
+                self.layer,
+                context.tool_name,
+                parse_arguments(raw),
+                context.tool_call_id,
+                raw=raw,
+                ledger=snapshot.ledger,  # built on first use
+                run=snapshot.run,
+            )
         except ToolLoopError as error:
-            raise _stopped(error) from None
-        if decision.action != "block":
+            raise error if isinstance(error, AgentsException) else _RunStopped(error) from None
+        if blocked is None:
             return ToolGuardrailFunctionOutput.allow()
-        try:
-            message = self.layer.blocked_result(context.tool_call_id, decision, run=snapshot.run)
-        except Exception:
-            logger.warning("toolerr: answering a blocked repeat failed; the call runs", exc_info=True)
-            return ToolGuardrailFunctionOutput.allow()
-        return ToolGuardrailFunctionOutput.reject_content(message, output_info={"toolerr": decision.reason})
+        return ToolGuardrailFunctionOutput.reject_content(
+            blocked.text, output_info={"toolerr": blocked.decision.reason}
+        )
 
     def _owns(self, run_config: RunConfig | None) -> bool:
         """Whether this run's model input goes through this object's filter (so the
         snapshot in this context is the run's own, not a stale one from another run)."""
-        installed = run_config.call_model_input_filter if run_config is not None else None
-        if installed is None:
-            return False
-        return installed == self.call_model_input_filter or getattr(installed, _OWNER, None) is self
+        used = getattr(run_config, "call_model_input_filter", None)
+        return used is not None and (
+            used == self.call_model_input_filter or getattr(used, _OWNER, None) is self
+        )
 
-    def _attach_guardrail(self, agent: Any) -> None:
-        """The repeat guard on the agent's function tools and MCP servers (idempotent)."""
-        for tool in getattr(agent, "tools", None) or ():
-            if isinstance(tool, FunctionTool):
-                self._wrap_tool(tool)
-        for server in getattr(agent, "mcp_servers", None) or ():
-            guardrails = getattr(server, "tool_input_guardrails", None)
-            if guardrails is not None and not isinstance(guardrails, list):
-                continue
+    def _attach_guardrail(self, agent: Any, *tools: FunctionTool) -> None:
+        """The repeat guard on ``tools`` and the agent's function tools and MCP servers
+        (idempotent)."""
+        tools += tuple(t for t in getattr(agent, "tools", None) or () if isinstance(t, FunctionTool))
+        for owner in (*tools, *(getattr(agent, "mcp_servers", None) or ())):
+            guardrails = getattr(owner, "tool_input_guardrails", None)
+            if not (guardrails is None or isinstance(guardrails, list) or isinstance(owner, FunctionTool)):
+                continue  # an MCP server's guardrails of a kind of its own
             if not any(g is self.tool_input_guardrail for g in guardrails or ()):
-                server.tool_input_guardrails = [*(guardrails or ()), self.tool_input_guardrail]
+                owner.tool_input_guardrails = [*(guardrails or ()), self.tool_input_guardrail]
 
     # -- wiring ------------------------------------------------------------------------
 
     def run_config(self, **kwargs: Any) -> RunConfig:
-        """An ``agents.RunConfig`` with toolerr wired in; ``kwargs`` are RunConfig's own.
+        """An ``agents.RunConfig`` with toolerr wired in.
 
-        A ``call_model_input_filter`` you pass runs first and toolerr sees its result; a
-        ``tool_error_formatter`` you pass wins where it returns text (toolerr still
-        classifies the exception) and toolerr's text is used where it returns ``None``.
+        Args:
+            **kwargs: ``RunConfig``'s own. A ``call_model_input_filter`` you pass runs
+                first and toolerr sees its result; a ``tool_error_formatter`` you pass
+                wins where it returns text (toolerr still classifies the exception) and
+                toolerr's text is used where it returns ``None``.
+
+        Returns:
+            The ``RunConfig`` to pass to ``Runner.run`` (``run_sync``, ``run_streamed``).
         """
         user_filter = kwargs.pop("call_model_input_filter", None)
         user_formatter = kwargs.pop("tool_error_formatter", None)
-        kwargs["call_model_input_filter"] = self._compose_filter(user_filter)
-        kwargs["tool_error_formatter"] = self._compose_formatter(user_formatter)
-        return RunConfig(**kwargs)
-
-    def _compose_filter(self, user_filter: Callable[..., Any] | None) -> Callable[..., Any]:
-        if user_filter is None:
-            return self.call_model_input_filter
 
         async def call_model_input_filter(data: CallModelData[Any]) -> ModelInputData:
             updated = user_filter(data)
@@ -392,17 +323,9 @@ class ToolErrorRecovery:
                 updated = await updated
             if not isinstance(updated, ModelInputData):
                 return cast(ModelInputData, updated)  # the SDK reports the user's mistake
-            agent = data.agent
             return self.call_model_input_filter(
-                CallModelData(model_data=updated, agent=agent, context=data.context)
+                CallModelData(model_data=updated, agent=data.agent, context=data.context)
             )
-
-        setattr(call_model_input_filter, _OWNER, self)
-        return call_model_input_filter
-
-    def _compose_formatter(self, user_formatter: Callable[..., Any] | None) -> Callable[..., Any]:
-        if user_formatter is None:
-            return self.tool_error_formatter
 
         async def tool_error_formatter(args: ToolErrorFormatterArgs[Any]) -> str | None:
             ours = self.tool_error_formatter(args)
@@ -412,64 +335,53 @@ class ToolErrorRecovery:
             if theirs is None:
                 return ours
             if ours is not None and isinstance(theirs, str):  # their words, our classification
-                self._remember_exception(args, theirs)
+                with fail_open(_CLASSIFYING, "its text is classified alone"):
+                    failure = failure_of(self.layer, cast(Exception, args.error), tool=args.tool_name)
+                    snapshot = self._snapshot.get()
+                    self.layer.remember(args.call_id, failure.verdict, theirs, run=snapshot and snapshot.run)
             return cast(str, theirs)
 
-        return tool_error_formatter
+        setattr(call_model_input_filter, _OWNER, self)
+        own = self.call_model_input_filter, self.tool_error_formatter
+        kwargs["call_model_input_filter"] = own[0] if user_filter is None else call_model_input_filter
+        kwargs["tool_error_formatter"] = own[1] if user_formatter is None else tool_error_formatter
+        return RunConfig(**kwargs)
 
     def wrap(self, *targets: _Target) -> _Target:
-        """Wire toolerr into agents and function tools you own, in place; returns the first.
+        """Wire toolerr into agents and function tools you own, in place.
 
         A ``FunctionTool`` gets :attr:`tool_input_guardrail` and, when it has none,
         :meth:`failure_error_function` as its ``timeout_error_function`` (the timeout is
         then classified from the ``ToolTimeoutError`` object). An ``Agent``: each of its
         function tools, ``mcp_config["failure_error_function"]`` unless you set one (the
         SDK runs MCP tools with its fixed text otherwise), and the agents it hands off to.
+
+        Args:
+            *targets: ``Agent`` and ``FunctionTool`` objects (at least one).
+
+        Returns:
+            The first target.
         """
         if not targets:
             raise TypeError("wrap() needs at least one Agent or FunctionTool")
+        queue: list[Any] = list(targets)
         seen: set[int] = set()
-        for target in targets:
-            self._wrap_any(target, seen)
+        for target in queue:  # grows with the agents' tools and handoffs
+            if id(target) in seen:
+                continue
+            seen.add(id(target))
+            if isinstance(target, FunctionTool):
+                if target.timeout_error_function is None:
+                    target.timeout_error_function = self.failure_error_function
+                self._attach_guardrail(None, target)
+            elif isinstance(target, Agent):
+                queue += [t for t in target.tools if isinstance(t, FunctionTool)]
+                queue += [h for h in target.handoffs if isinstance(h, Agent)]
+                self._attach_guardrail(target)
+                config, default = dict(target.mcp_config or {}), default_tool_error_function
+                if config.get("failure_error_function", default) is default:
+                    config["failure_error_function"] = cast(ToolErrorFunction, self.failure_error_function)
+                    target.mcp_config = cast(Any, config)
+            else:
+                raise TypeError(f"wrap() takes an Agent or a FunctionTool, got {type(target).__name__}")
         return targets[0]
-
-    def _wrap_any(self, target: Any, seen: set[int]) -> None:
-        if id(target) in seen:
-            return
-        seen.add(id(target))
-        if isinstance(target, FunctionTool):
-            self._wrap_function_tool(target)
-        elif isinstance(target, Agent):
-            self._wrap_agent(target, seen)
-        else:
-            raise TypeError(f"wrap() takes an Agent or a FunctionTool, got {type(target).__name__}")
-
-    def _wrap_tool(self, tool: FunctionTool) -> None:
-        guardrails = list(tool.tool_input_guardrails or ())
-        if not any(g is self.tool_input_guardrail for g in guardrails):
-            tool.tool_input_guardrails = [*guardrails, self.tool_input_guardrail]
-
-    def _wrap_agent(self, agent: Agent[Any], seen: set[int]) -> None:
-        for tool in agent.tools:
-            if isinstance(tool, FunctionTool):
-                self._wrap_function_tool(tool)
-        self._attach_guardrail(agent)
-        config = dict(agent.mcp_config or {})
-        if config.get("failure_error_function", default_tool_error_function) is default_tool_error_function:
-            config["failure_error_function"] = cast(ToolErrorFunction, self.failure_error_function)
-            agent.mcp_config = cast(Any, config)
-        for handoff in _handoff_agents(agent.handoffs):
-            self._wrap_any(handoff, seen)
-
-    def _wrap_function_tool(self, tool: FunctionTool) -> None:
-        if tool.timeout_error_function is None:
-            tool.timeout_error_function = self.failure_error_function
-        self._wrap_tool(tool)
-
-
-def _stopped(error: ToolLoopError) -> ToolLoopError:
-    return error if isinstance(error, AgentsException) else _RunStopped(error)
-
-
-def _handoff_agents(handoffs: Iterable[Any]) -> list[Agent[Any]]:
-    return [handoff for handoff in handoffs if isinstance(handoff, Agent)]
