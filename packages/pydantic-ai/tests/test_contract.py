@@ -85,7 +85,9 @@ class TestContract(AdapterContract):
     ) -> None:
         model = Script(
             *[
-                step if isinstance(step, str) else [(TOOL, {"city": c}, i) for c, i in zip(step, ids, strict=True)]
+                step
+                if isinstance(step, str)
+                else [(TOOL, {"city": c}, i) for c, i in zip(step, ids, strict=True)]
                 for step, ids in zip(script, call_ids(script), strict=True)
             ]
         )
