@@ -239,10 +239,16 @@ class AdapterContract:
         return transcript
 
     def expected(
-        self, kind: str, form: str, *, city: str | None = None, steps: Sequence[Step] | None = None
+        self,
+        kind: str,
+        form: Any = "c3",
+        *,
+        city: str | None = None,
+        steps: Sequence[Step] | None = None,
+        **policy: Any,
     ) -> list[Entry]:
         """The decision step of ``[[city], "done"]`` (or of ``steps``) for a failure of
-        ``kind`` under ``form``, as the core renders it."""
+        ``kind`` under ``form`` and ``policy``, as the core renders it."""
         exception_city, exception, _, _ = CASES[kind]
         city = exception_city if city is None else city
         steps = steps if steps is not None else [[city]]
@@ -258,7 +264,7 @@ class AdapterContract:
                 else:
                     entries.append(("tool", answer(c)))
                     exceptions.append(None)
-        layer = ToolErrorLayer(form=form)  # type: ignore[arg-type]
+        layer = ToolErrorLayer(form=form, **policy)
         return to_entries(layer.rewrite(to_messages(entries, exceptions)).messages)
 
     def unchanged(self, kind: str) -> list[Entry]:
@@ -340,6 +346,16 @@ class AdapterContract:
             ("call", TOOL, {"city": "Paris"}),
             ("tool", answer("Paris")),
         ]
+
+    def test_a_form_per_kind(self) -> None:
+        """A form chosen per kind: each failure in its kind's form, as the core renders it
+        under the same policy."""
+        policy = {"form": {"unrecoverable": "c4", "default": "c1"}}
+        for kind in ("unrecoverable", "fixable"):
+            t, records = self.one_failure(kind, **policy)
+            assert t.seen[1] == self.expected(kind, **policy)
+            assert t.seen[1] != self.expected(kind)
+            assert len(records) == 1
 
     # -- 4. a success passes unchanged -----------------------------------------------------
 
@@ -520,6 +536,21 @@ class AdapterContract:
         t = self.drive([[city], [city], "done"], {city: exception}, loop_action="block")
         assert t.error is None, t.error
         assert t.executed == [city, city]
+
+    def test_a_repeated_failure_gets_a_loop_note(self) -> None:
+        """loop_action="note" (the default): the repeat runs, and the model is told it
+        repeats a failed call, without the verbatim call."""
+        city, exception, _, _ = CASES["unrecoverable"]
+        records: list[DetectionRecord] = []
+        t = self.drive([[city], [city], "done"], {city: exception}, records=records)
+        assert t.error is None, t.error
+        assert t.executed == [city, city]
+        last = t.seen[2][-1]
+        assert last[0] == "user"
+        assert last[1].startswith(f"{NOTE_PREFIX}{TOOL} was already called with these arguments and failed")
+        assert f'"{city}"' not in last[1]
+        assert (records[-1].repeat, records[-1].loop, records[-1].note) == ("exact", "repeat", last[1])
+        assert not holds_note(t.history)
 
     def test_stop_ends_the_run_with_a_tool_loop_error(self) -> None:
         city, exception, _, _ = CASES["unrecoverable"]
