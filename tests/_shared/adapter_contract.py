@@ -79,6 +79,10 @@ class Transcript:
     """The city of every execution of the tool, in order."""
     error: BaseException | None = None
     """What the run raised (set by the base class)."""
+    raw: list[Any] | None = None
+    """What the model was sent at each call in the framework's own terms, as plain data
+    without what differs from run to run (generated ids, timestamps), where the driver
+    gives it: a request with no failure must be byte for byte the same without toolerr."""
 
     def execute(self, city: str) -> str:
         """The body of the tool: record the execution, raise the planned exception."""
@@ -369,6 +373,7 @@ class AdapterContract:
         assert with_toolerr.error is None and without.error is None
         assert len(with_toolerr.seen) == 3
         assert with_toolerr.seen == without.seen
+        assert with_toolerr.raw == without.raw
         assert with_toolerr.history == without.history
         assert with_toolerr.executed == without.executed == ["Paris", "Oslo", "Lima"]
         assert records == []

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from adapter_contract import ASK, TOOL, AdapterContract, Entry, Step, Transcript, call_ids
-from adk_support import make_runner
+from adk_support import dump, make_runner
 from google.adk.events import Event
 from google.genai import types
 from toolerr import DetectionRecord
@@ -103,6 +103,7 @@ class TestContract(AdapterContract):
                 pass
         finally:
             transcript.seen = [entries(request) for request in model.requests]
+            transcript.raw = [dump(request) for request in model.requests]
         stored = await service.get_session(app_name=runner.app_name, user_id="u", session_id=session.id)
         assert stored is not None
         transcript.history = entries([event.content for event in stored.events])

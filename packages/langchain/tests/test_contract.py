@@ -89,4 +89,5 @@ class TestContract(AdapterContract):
             state = await agent.ainvoke({"messages": [*prior_messages(prior), HumanMessage(ask)]})
         finally:
             transcript.seen = [entries(call) for call in model.calls]
+            transcript.raw = [[m.model_dump(exclude={"id"}) for m in call] for call in model.calls]
         transcript.history = entries(state["messages"])

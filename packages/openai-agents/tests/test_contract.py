@@ -90,6 +90,10 @@ class TestContract(AdapterContract):
             result = await Runner.run(agent, user_input, run_config=run_config)
         finally:
             transcript.seen = [entries(call.input) for call in model.calls]
+            transcript.raw = [
+                (json.dumps(call.input, sort_keys=True, default=repr), call.system_instructions)
+                for call in model.calls
+            ]
         transcript.history = entries(result.to_input_list())
 
     known_failures: ClassVar[Mapping[str, str]] = {

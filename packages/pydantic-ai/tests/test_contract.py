@@ -11,6 +11,7 @@ from pa_support import Script
 from pydantic_ai import Agent
 from pydantic_ai.messages import (
     ModelMessage,
+    ModelMessagesTypeAdapter,
     ModelRequest,
     ModelResponse,
     RetryPromptPart,
@@ -51,6 +52,18 @@ def entries(messages: Sequence[ModelMessage]) -> list[Entry]:
             else:
                 out.append((type(part).__name__,))
     return out
+
+
+_VOLATILE = frozenset({"timestamp", "run_id", "conversation_id"})
+
+
+def _stable(value: Any) -> Any:
+    """Plain data without what differs from run to run (timestamps, run and conversation ids)."""
+    if isinstance(value, dict):
+        return {k: _stable(v) for k, v in value.items() if k not in _VOLATILE}
+    if isinstance(value, list):
+        return [_stable(v) for v in value]
+    return value
 
 
 def prior_messages(prior: Sequence[Entry]) -> list[ModelMessage]:
@@ -102,6 +115,9 @@ class TestContract(AdapterContract):
             result = await agent.run(ask, message_history=prior_messages(prior) or None)
         finally:
             transcript.seen = [entries(request) for request in model.requests]
+            transcript.raw = [
+                _stable(ModelMessagesTypeAdapter.dump_python(r, mode="json")) for r in model.requests
+            ]
         transcript.history = entries(result.all_messages())
 
     known_failures: ClassVar[Mapping[str, str]] = {
