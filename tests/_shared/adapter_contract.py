@@ -247,28 +247,29 @@ class AdapterContract:
         kind: str,
         form: Any = "c3",
         *,
-        city: str | None = None,
         steps: Sequence[Step] | None = None,
         **policy: Any,
     ) -> list[Entry]:
         """The decision step of ``[[city], "done"]`` (or of ``steps``) for a failure of
-        ``kind`` under ``form`` and ``policy``, as the core renders it."""
-        exception_city, exception, _, _ = CASES[kind]
-        city = exception_city if city is None else city
-        steps = steps if steps is not None else [[city]]
+        ``kind`` (its city of ``CASES``) under ``form`` and ``policy``, as the core renders it."""
+        city, exception, _, _ = CASES[kind]
+        return self.rendered(steps if steps is not None else [[city]], {city: exception}, form=form, **policy)
+
+    def rendered(
+        self, steps: Sequence[Step], failures: Mapping[str, BaseException], **policy: Any
+    ) -> list[Entry]:
+        """The model's view after the tool steps ``steps`` (the cities in ``failures``
+        failing with their exception), as the core renders it under ``policy``."""
         entries: list[Entry] = [("user", ASK)]
         exceptions: list[BaseException | None] = []
         for step in steps:
             assert not isinstance(step, str)
             entries.extend(("call", TOOL, {"city": c}) for c in step)
             for c in step:
-                if c == city:
-                    entries.append(("tool", self.shown_error(exception)))
-                    exceptions.append(exception)
-                else:
-                    entries.append(("tool", answer(c)))
-                    exceptions.append(None)
-        layer = ToolErrorLayer(form=form, **policy)
+                failure = failures.get(c)
+                entries.append(("tool", self.shown_error(failure) if failure is not None else answer(c)))
+                exceptions.append(failure)
+        layer = ToolErrorLayer(**policy)
         return to_entries(layer.rewrite(to_messages(entries, exceptions)).messages)
 
     def unchanged(self, kind: str) -> list[Entry]:
@@ -519,6 +520,14 @@ class AdapterContract:
         logged = [r.getMessage() for r in caplog.records if r.name == "toolerr" and r.levelno == logging.INFO]
         assert any(f"{TOOL} failed (unrecoverable" in message for message in logged), logged
 
+    @pytest.mark.parametrize("form", FORMS)
+    def test_the_record_says_whether_the_form_changed_the_view(self, form: str) -> None:
+        """``changed``: the form was applied (the model's view differs from the
+        framework's); C0 changes nothing."""
+        t, records = self.one_failure("unrecoverable", form=form)
+        assert [(r.form, r.changed) for r in records] == [(form, form != "c0")]
+        assert (t.seen[1] != self.unchanged("unrecoverable")) is (form != "c0")
+
     # -- 8. repeats and loops --------------------------------------------------------------
 
     def test_block_does_not_execute_an_identical_repeat(self) -> None:
@@ -557,6 +566,19 @@ class AdapterContract:
         assert (records[-1].repeat, records[-1].loop, records[-1].note) == ("exact", "repeat", last[1])
         assert not holds_note(t.history)
 
+    @pytest.mark.parametrize("budget", [1, 3])
+    def test_a_transient_failure_past_the_retry_budget_is_unrecoverable(self, budget: int) -> None:
+        """Exact retries of a transient failure are right up to ``retry_budget``; past it
+        the failure counts as unrecoverable (the run's earlier failures are the ledger)."""
+        city, exception, _, _ = CASES["transient"]
+        records: list[DetectionRecord] = []
+        t = self.drive([[city], [city], "done"], {city: exception}, records=records, retry_budget=budget)
+        assert t.error is None, t.error
+        assert t.executed == [city, city]
+        assert t.seen[2] == self.expected("transient", steps=[[city], [city]], retry_budget=budget)
+        assert t.seen[2][-1][1].endswith(UNRECOVERABLE if budget == 1 else TRANSIENT)
+        assert records[-1].kind == ("unrecoverable" if budget == 1 else "transient")
+
     def test_stop_ends_the_run_with_a_tool_loop_error(self) -> None:
         city, exception, _, _ = CASES["unrecoverable"]
         t = self.drive([[city], [city], "done"], {city: exception}, loop_action="stop")
@@ -592,6 +614,23 @@ class AdapterContract:
         assert t.error is None, t.error
         assert t.seen == [[*prior, ("user", "Go on.")]]
         assert [(r.kind, r.changed) for r in records] == [("unrecoverable", False)]
+
+    @pytest.mark.parametrize(
+        "form", ["c3", "c4", {"unrecoverable": "abstract", "default": "c1"}], ids=["c3", "c4", "mixed"]
+    )
+    def test_failures_of_two_kinds_in_one_step(self, form: Any) -> None:
+        """One model turn, three calls: a success, an unrecoverable and a fixable failure;
+        one valid, paired conversation with a note for each failure in its kind's form."""
+        failures = {c: CASES[k][1] for k in ("unrecoverable", "fixable") for c in [CASES[k][0]]}
+        step = ["Paris", *failures]
+        records: list[DetectionRecord] = []
+        t = self.drive([step, "done"], failures, records=records, form=form)
+        assert t.error is None, t.error
+        assert t.seen[1] == self.rendered([step], failures, form=form)
+        assert sorted(r.kind for r in records) == ["fixable", "unrecoverable"]
+        calls = [e[2]["city"] for e in t.seen[1] if e[0] == "call"]
+        assert len([e for e in t.seen[1] if e[0] == "tool"]) == len(calls)
+        assert "Paris" in calls
 
     @pytest.mark.parametrize("form", ["c3", "c4", "abstract"])
     def test_parallel_calls_stay_paired_when_one_fails(self, form: str) -> None:
