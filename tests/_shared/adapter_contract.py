@@ -343,11 +343,14 @@ class AdapterContract:
         assert not holds_note(t.history)
         assert all(FIXABLE not in str(part) for entry in t.history for part in entry)
 
-    def test_the_next_model_call_sees_the_failure_as_the_framework_keeps_it(self) -> None:
+    @pytest.mark.parametrize("form", ["c1", "c3"])
+    def test_the_next_model_call_sees_the_failure_as_the_framework_keeps_it(self, form: str) -> None:
+        """A rewrite acts on one model call: once the model has called again, the failure
+        is shown in its original form (no note, no guidance)."""
         city, exception, _, _ = CASES["fixable"]
-        t = self.drive([[city], ["Paris"], "done"], {city: exception})
+        t = self.drive([[city], ["Paris"], "done"], {city: exception}, form=form)
         assert t.error is None, t.error
-        assert holds_note(t.seen[1])
+        assert t.seen[1] == self.expected("fixable", form)
         assert t.seen[2] == [
             *self.unchanged("fixable"),
             ("call", TOOL, {"city": "Paris"}),

@@ -102,6 +102,10 @@ class TestContract(AdapterContract):
             "function_call_output the SDK keeps, so the run's history (and every later model "
             "call) holds it (DELIVERY.md section 4: the client's own history is never changed)"
         ),
+        "test_the_next_model_call_sees_the_failure_as_the_framework_keeps_it[c1]": (
+            "the same cause: the guidance kept in the function_call_output reaches every "
+            "later model call, not only the decision step"
+        ),
         "test_the_record_says_whether_the_form_changed_the_view[c1]": (
             "the same cause: C1 is applied at tool time, so the model-call rewrite that "
             "records the failure changes nothing and the record says changed=False"
