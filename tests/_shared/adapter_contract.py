@@ -651,6 +651,29 @@ class AdapterContract:
                 ("tool", answer("Paris")),
             ]
 
+    # -- 10. credentials never restated ----------------------------------------------------
+
+    @pytest.mark.parametrize("form", ["c3", "abstract"])
+    def test_a_credential_in_the_error_is_never_restated(
+        self, form: str, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        """A tool's error that holds a password (in a database URL): the note, the records
+        and the log never restate it; what the tool wrote is the framework's own."""
+        caplog.set_level(logging.DEBUG, logger="toolerr")
+        secret = "Tr0ub4dor-3"
+        exception = ConnectionRefusedError(111, f"Connection refused: postgresql://app:{secret}@db:5432/x")
+        records: list[DetectionRecord] = []
+        t = self.drive([["Paris"], "done"], {"Paris": exception}, records=records, form=form)
+        assert t.error is None, t.error
+        [record] = records
+        assert record.kind == "transient"
+        notes = [e for e in t.seen[1] if e[0] == "user" and NOTE_PREFIX in e[1]]
+        assert notes and all(secret not in e[1] for e in notes)
+        if form == "c3":
+            assert "postgresql://app:[redacted]@db:5432/x" in notes[0][1]
+        assert secret not in repr(record.to_dict())
+        assert all(secret not in r.getMessage() and secret not in (r.exc_text or "") for r in caplog.records)
+
 
 def _warnings(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
     return [r for r in caplog.records if r.name == "toolerr" and r.levelno >= logging.WARNING]
