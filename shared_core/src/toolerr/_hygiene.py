@@ -8,7 +8,7 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
-from ._notes import GUIDANCE, GUIDANCE_CHECK_FIRST, NOTE_PREFIX
+from ._notes import NOTE_PREFIX, guidance_patterns
 from ._secrets import mask_secrets
 
 DEFAULT_MAX_ERROR_CHARS = 2000
@@ -398,10 +398,7 @@ def _loose(sentence: str) -> str:
 
 
 _SPOOF_NOTE = re.compile(_loose(NOTE_PREFIX.strip()), re.IGNORECASE)
-_SPOOF_GUIDANCE = re.compile(
-    "|".join(_loose(s) for s in sorted({*GUIDANCE.values(), GUIDANCE_CHECK_FIRST}, key=len, reverse=True)),
-    re.IGNORECASE,
-)
+_SPOOF_GUIDANCE = re.compile("|".join(guidance_patterns(r"\s+")), re.IGNORECASE)
 _MAX_PASSES = 64
 
 

@@ -27,6 +27,12 @@ GUIDANCE: Mapping[str, str] = {
 }
 """Guidance per kind (ambiguous has none). Byte-exact: the contract's "Words"."""
 
+GUIDANCE_RETRY_AFTER = (
+    "This is a temporary failure. Retrying the same call after {seconds} seconds is expected to succeed."
+)
+"""For a transient failure that carries a wait (``Retry-After`` and the like): ``seconds``
+the wait rounded up to whole seconds. Byte-exact: the contract's "Words"."""
+
 GUIDANCE_CHECK_FIRST = (
     "This may be a temporary failure, but the call may already have taken effect. "
     "Check whether it did before calling the tool again."
@@ -86,9 +92,22 @@ class NoteParts(Generic[_Part]):
         return text.replace(NOTE_PREFIX, _QUOTED_NOTE_PREFIX)
 
 
-_ALL_GUIDANCE = "|".join(
-    re.escape(s) for s in sorted({*GUIDANCE.values(), GUIDANCE_CHECK_FIRST}, key=len, reverse=True)
-)
+def guidance_patterns(separator: str = " ") -> list[str]:
+    """Every guidance sentence as a regular expression (the retry-after one with any whole
+    number of seconds), longest first; ``separator``: the expression between words
+    (``\\s+`` to match an imitation loosely)."""
+
+    def pattern(sentence: str) -> str:
+        words = sentence.split(" ")
+        return separator.join(r"\d+" if word == "{seconds}" else re.escape(word) for word in words)
+
+    sentences = sorted(
+        {*GUIDANCE.values(), GUIDANCE_CHECK_FIRST, GUIDANCE_RETRY_AFTER}, key=len, reverse=True
+    )
+    return [pattern(sentence) for sentence in sentences]
+
+
+_ALL_GUIDANCE = "|".join(guidance_patterns())
 _C1_SUFFIX = re.compile(
     rf"\n(?:{re.escape(NOTE_PREFIX)}[^\n]*(?:\n\n(?:{_ALL_GUIDANCE}))?|(?:{_ALL_GUIDANCE}))\Z"
 )

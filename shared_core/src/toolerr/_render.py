@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import re
 from collections.abc import Mapping
 from typing import Any
 
 from ._failopen import log_swallowed
 from ._hygiene import DEFAULT_MAX_ERROR_CHARS, clean_text
-from ._notes import GUIDANCE, GUIDANCE_CHECK_FIRST, NOTE_PREFIX, NOTE_TEMPLATE
+from ._notes import GUIDANCE, GUIDANCE_CHECK_FIRST, GUIDANCE_RETRY_AFTER, NOTE_PREFIX, NOTE_TEMPLATE
 from ._notes import is_c1_suffix as is_c1_suffix  # read by _classify from here
 from ._notes import strip_c1_suffix as strip_c1_suffix
 from ._types import Kind, Verdict
@@ -54,6 +55,8 @@ def guidance_for(kind: Kind | None, verdict: Verdict | None = None, *, retry_saf
 
     A transient failure with an unknown outcome gets the retry sentence only when
     ``retry_safe`` (the tool is read-only or idempotent); otherwise it is told to check.
+    A transient failure that carries a wait (``verdict.retry_after`` seconds) is told to
+    retry after it, rounded up to whole seconds.
     """
     if kind is None or kind == "ambiguous":
         return None
@@ -64,6 +67,8 @@ def guidance_for(kind: Kind | None, verdict: Verdict | None = None, *, retry_saf
         and not retry_safe
     ):
         return GUIDANCE_CHECK_FIRST
+    if kind == "transient" and verdict is not None and verdict.retry_after and verdict.retry_after > 0:
+        return GUIDANCE_RETRY_AFTER.format(seconds=math.ceil(verdict.retry_after))
     return GUIDANCE[kind]
 
 
