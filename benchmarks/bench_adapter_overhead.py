@@ -3,8 +3,11 @@
 Each framework's real loop runs a scripted model for ``--steps`` tool-calling steps, with
 the adapter and without it (LangChain ``create_agent``, the Agents SDK ``Runner``,
 pydantic-ai ``Agent``, ADK ``InMemoryRunner``; LiteLLM: the hook on one request of 100
-messages, as the proxy calls it). The figure per run is (time with - time without) /
-model calls. Two source trees are measured side by side: ``--before`` (a checkout of an
+messages, as the proxy calls it). The figure: the time spent in the adapter's own hook
+code (its public hooks, timed by a subclass, minus the framework handlers they call) per
+model call; the difference of the whole runs with and without it is reported beside it
+(noisier: a model call of these loops costs milliseconds, the adapter tens of µs).
+Two source trees are measured side by side: ``--before`` (a checkout of an
 older commit) and this one, each in a child process whose ``PYTHONPATH`` puts that tree's
 ``shared_core/src`` and ``packages/<name>/src`` first. Children of the two trees alternate
 (ABBA order), ``--repeats`` rounds; each child times ``--runs`` interleaved pairs after a
@@ -50,88 +53,145 @@ PACKAGES = {
 
 
 # -- children: one framework, one tree -------------------------------------------------
+#
+# Each child returns, per run: the time spent in the adapter's own hook code (the hooks
+# minus the framework handlers they call, as the adapters' own benchmarks measure it), the
+# whole run with and without the adapter, and the number of model calls.
 
 
-def _pairs(with_: Callable[[], float], without: Callable[[], float], runs: int) -> tuple[float, float]:
-    with_(), without()  # warm-up: imports, caches, first compilation
-    times: dict[str, list[float]] = {"with": [], "without": []}
+def _median_runs(
+    run: Callable[[], tuple[float, float]], plain: Callable[[], float], runs: int
+) -> dict[str, float]:
+    run(), plain()  # warm-up: imports, caches, first compilation
+    own, with_, without = [], [], []
     for index in range(runs):
-        order = (("with", with_), ("without", without))
-        for name, run in order if index % 2 == 0 else reversed(order):
-            gc.collect()
-            times[name].append(run())
-    return statistics.median(times["with"]), statistics.median(times["without"])
+        gc.collect()
+        if index % 2:
+            without.append(plain())
+            spent, wall = run()
+        else:
+            spent, wall = run()
+            without.append(plain())
+        own.append(spent)
+        with_.append(wall)
+    return {
+        "own": statistics.median(own),
+        "with": statistics.median(with_),
+        "without": statistics.median(without),
+    }
 
 
-def _langchain(steps: int, failing: bool, runs: int) -> tuple[float, float, int]:
+def _langchain(steps: int, failing: bool, runs: int) -> tuple[dict[str, float], int]:
     import bench_langchain as b
-    from toolerr_langchain import ToolErrorMiddleware
 
     every = 5 if failing else 0
-    middleware = ToolErrorMiddleware()
-    w, wo = _pairs(
-        lambda: b.one_run(steps, every, [middleware])[0], lambda: b.one_run(steps, every, [])[0], runs
-    )
-    return w, wo, steps + 1
+
+    def run() -> tuple[float, float]:
+        middleware = b.Timed()
+        wall = b.one_run(steps, every, [middleware])[0]
+        return middleware.spent, wall
+
+    return _median_runs(run, lambda: b.one_run(steps, every, [])[0], runs), steps + 1
 
 
-def _openai_agents(steps: int, failing: bool, runs: int) -> tuple[float, float, int]:
+def _openai_agents(steps: int, failing: bool, runs: int) -> tuple[dict[str, float], int]:
     import bench_openai_agents as b
     from agents import RunConfig
     from toolerr_openai_agents import ToolErrorRecovery
 
+    class Timed(ToolErrorRecovery):
+        spent = 0.0
+
+        def call_model_input_filter(self, data: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return super().call_model_input_filter(data)
+            finally:
+                self.spent += time.perf_counter() - start
+
+        def tool_error_formatter(self, args: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return super().tool_error_formatter(args)
+            finally:
+                self.spent += time.perf_counter() - start
+
     b.set_tracing_disabled(True)
-    config, plain = ToolErrorRecovery().run_config(), RunConfig()
-    w, wo = _pairs(
-        lambda: asyncio.run(b._one(steps, failing, config)),
-        lambda: asyncio.run(b._one(steps, failing, plain)),
-        runs,
-    )
-    return w, wo, steps + 1
+
+    def run() -> tuple[float, float]:
+        recovery = Timed()
+        wall = asyncio.run(b._one(steps, failing, recovery.run_config()))
+        return recovery.spent, wall
+
+    return _median_runs(run, lambda: asyncio.run(b._one(steps, failing, RunConfig())), runs), steps + 1
 
 
-def _pydantic_ai(steps: int, failing: bool, runs: int) -> tuple[float, float, int]:
+def _pydantic_ai(steps: int, failing: bool, runs: int) -> tuple[dict[str, float], int]:
     import bench_pydantic_ai as b
-    from toolerr_pydantic_ai import ToolErrors
 
-    # without toolerr a raising tool ends the run: the baseline is the same script with no failure
-    w, wo = _pairs(
-        lambda: asyncio.run(b._time(b._agent(steps, failing, ToolErrors()))),
-        lambda: asyncio.run(b._time(b._agent(steps, False, None))),
-        runs,
-    )
-    return w, wo, steps + 1
+    def run() -> tuple[float, float]:
+        capability = b.TimedToolErrors()
+        wall = asyncio.run(b._time(b._agent(steps, failing, capability)))
+        return capability.spent[0], wall
+
+    # without toolerr a raising tool ends the run: the baseline is the script with no failure
+    return _median_runs(run, lambda: asyncio.run(b._time(b._agent(steps, False, None))), runs), steps + 1
 
 
-def _google_adk(steps: int, failing: bool, runs: int) -> tuple[float, float, int]:
+def _google_adk(steps: int, failing: bool, runs: int) -> tuple[dict[str, float], int]:
     import bench_google_adk as b
     from toolerr_google_adk import ToolErrorPlugin
 
-    w, wo = _pairs(
-        lambda: asyncio.run(b._one(steps, failing, ToolErrorPlugin())),
-        lambda: asyncio.run(b._one(steps, failing, b._baseline(failing))),
-        runs,
-    )
-    return w, wo, steps + 1
+    class Timed(ToolErrorPlugin):
+        spent = 0.0
+
+        async def before_model_callback(self, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return await super().before_model_callback(**kwargs)
+            finally:
+                self.spent += time.perf_counter() - start
+
+        async def on_tool_error_callback(self, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return await super().on_tool_error_callback(**kwargs)
+            finally:
+                self.spent += time.perf_counter() - start
+
+        async def before_tool_callback(self, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return await super().before_tool_callback(**kwargs)
+            finally:
+                self.spent += time.perf_counter() - start
+
+    def run() -> tuple[float, float]:
+        plugin = Timed()
+        wall = asyncio.run(b._one(steps, failing, plugin))
+        return plugin.spent, wall
+
+    return _median_runs(
+        run, lambda: asyncio.run(b._one(steps, failing, b._baseline(failing))), runs
+    ), steps + 1
 
 
-def _litellm(steps: int, failing: bool, runs: int) -> tuple[float, float, int]:
+def _litellm(steps: int, failing: bool, runs: int) -> tuple[dict[str, float], int]:
     from toolerr_litellm import ToolErrorCallback
 
     body = json.dumps({"model": "m", "messages": _chat(100, failing)})
     handler = ToolErrorCallback()
 
-    def hook() -> float:
+    def run() -> tuple[float, float]:
         total = 0.0
         for _ in range(steps):
             data = json.loads(body)  # parsed afresh, as the proxy does
             start = time.perf_counter()
             handler.rewrite(data, "acompletion")
             total += time.perf_counter() - start
-        return total
+        return total, total
 
-    w, wo = _pairs(hook, lambda: 0.0, runs)
-    return w, wo, steps
+    return _median_runs(run, lambda: 0.0, runs), steps
 
 
 def _chat(n: int, failed: bool) -> list[dict[str, Any]]:
@@ -151,7 +211,7 @@ def _chat(n: int, failed: bool) -> list[dict[str, Any]]:
     return messages
 
 
-CHILDREN: dict[str, Callable[[int, bool, int], tuple[float, float, int]]] = {
+CHILDREN: dict[str, Callable[[int, bool, int], tuple[dict[str, float], int]]] = {
     "langchain": _langchain,
     "openai_agents": _openai_agents,
     "pydantic_ai": _pydantic_ai,
@@ -166,8 +226,8 @@ def child(framework: str, steps: int, runs: int) -> None:
     logging.getLogger("toolerr").setLevel(logging.ERROR)  # records are logged at INFO
     out = {}
     for failing in (False, True):
-        w, wo, calls = CHILDREN[framework](steps, failing, runs)
-        out["failing" if failing else "clean"] = {"with": w, "without": wo, "calls": calls}
+        figures, calls = CHILDREN[framework](steps, failing, runs)
+        out["failing" if failing else "clean"] = {**figures, "calls": calls}
     print(json.dumps(out))
 
 
@@ -224,21 +284,17 @@ def main() -> None:
         row: dict[str, Any] = {}
         for name, results in rounds.items():
             for scenario in ("clean", "failing"):
-                per_call = [
-                    (r[scenario]["with"] - r[scenario]["without"]) / r[scenario]["calls"] for r in results
-                ]
+                figures = [r[scenario] for r in results]
+                own = [f["own"] / f["calls"] for f in figures]
+                diff = [(f["with"] - f["without"]) / f["calls"] for f in figures]
                 row.setdefault(scenario, {})[name] = {
-                    "us_per_model_call": round(statistics.median(per_call) * 1e6, 1),
-                    "runs_us": [round(x * 1e6, 1) for x in per_call],
-                    "ratio_with_without": round(
-                        statistics.median(r[scenario]["with"] / r[scenario]["without"] for r in results), 3
-                    )
-                    if results[0][scenario]["without"]
-                    else None,
+                    "own_us_per_model_call": round(statistics.median(own) * 1e6, 1),
+                    "own_runs_us": [round(x * 1e6, 1) for x in own],
+                    "run_difference_us_per_model_call": round(statistics.median(diff) * 1e6, 1),
                 }
         report["frameworks"][framework] = row
         for scenario, values in row.items():
-            cells = "  ".join(f"{name} {v['us_per_model_call']:>8.1f} us" for name, v in values.items())
+            cells = "  ".join(f"{name} {v['own_us_per_model_call']:>8.1f} us" for name, v in values.items())
             print(f"{framework:14} {scenario:8} {cells}", flush=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")
