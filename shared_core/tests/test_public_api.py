@@ -122,6 +122,7 @@ KIT_NAMES = [
     "Failure",
     "Layers",
     "RunSnapshot",
+    "RunTrail",
     "TextVerdicts",
     "decision_step_failed",
     "declared_safety",

@@ -10,11 +10,8 @@
 
 from __future__ import annotations
 
-import contextvars
 import inspect
-import threading
-import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from contextlib import suppress
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -24,11 +21,9 @@ from agents.run_context import RunContextWrapper
 from agents.tool import ToolErrorFunction, default_tool_error_function
 from agents.tool_context import ToolContext
 from agents.tool_guardrails import ToolGuardrailFunctionOutput, ToolInputGuardrail, ToolInputGuardrailData
-from toolerr import DetectionRecord, FailureLedger, Message, Policy, ToolErrorLayer, ToolLoopError
+from toolerr import DetectionRecord, FailureLedger, Policy, ToolErrorLayer, ToolLoopError
 from toolerr.adapters import (
-    ConversationRun,
-    ConversionCache,
-    RunSnapshot,
+    RunTrail,
     fail_open,
     failure_of,
     guard_call,
@@ -58,50 +53,7 @@ class _RunStopped(ToolLoopError, AgentsException):
         self.run_data = None
 
 
-class _Run(ConversationRun):
-    """A conversation run's scope, with its own conversion cache (one for all runs would
-    keep the tool outputs of every finished run alive) and the trace it was seen in last."""
-
-    __slots__ = ("conversions", "trace")
-
-    def __init__(self, results: tuple[str | None, ...] = ()) -> None:
-        super().__init__(results)
-        self.conversions = ConversionCache()
-        self.trace: weakref.ref[Any] | None = None
-
-
-def _run(snapshot: RunSnapshot) -> _Run:
-    return cast(_Run, snapshot.run)
-
-
-def _continues(messages: Sequence[Message], earlier: RunSnapshot) -> bool:
-    """Whether ``messages`` starts with the ``earlier`` snapshot's (the same or equal ones)."""
-    before = earlier.messages
-    pairs = zip(before, messages, strict=False)
-    return len(before) <= len(messages) and all(a is b or a == b for a, b in pairs)
-
-
-class _TraceRuns:
-    """The latest snapshot of each conversation run (8 at most) by the SDK trace it runs in
-    (held weakly): the same in every task of a run, where the SDK runs the first turn in a
-    task of its own. Reentrant: the cyclic GC may free a trace while the lock is held."""
-
-    def __init__(self) -> None:
-        self._items: weakref.WeakKeyDictionary[Any, list[RunSnapshot]] = weakref.WeakKeyDictionary()
-        self._lock = threading.RLock()
-
-    def snapshots(self, trace: object) -> list[RunSnapshot] | None:
-        """The trace's snapshots (latest last); ``None`` when the trace cannot be followed."""
-        with self._lock:
-            try:
-                return list(self._items.get(trace, ()))
-            except TypeError:  # no weak reference to it
-                return None
-
-    def keep(self, trace: object, snapshot: RunSnapshot) -> None:
-        with self._lock:
-            kept = [s for s in self._items.get(trace, ()) if s.run is not snapshot.run]
-            self._items[trace] = [*kept, snapshot][-8:]
+_TraceRuns = RunTrail  # the name test_isolation's registry test reaches for
 
 
 class ToolErrorRecovery:
@@ -133,12 +85,8 @@ class ToolErrorRecovery:
             guardrail_function=self._guard, name="toolerr_repeat_guard"
         )
         """Add it to a ``FunctionTool``'s ``tool_input_guardrails`` (or use :meth:`wrap`)."""
-        # The latest snapshot of the run in this context (task, thread): concurrent runs
-        # never see each other's conversation.
-        self._snapshot: contextvars.ContextVar[RunSnapshot | None] = contextvars.ContextVar(
-            f"toolerr_openai_agents_{id(self):x}", default=None
-        )
-        self._traces = _TraceRuns()
+        # Each run's latest snapshot, by context (task, thread) and by the SDK trace.
+        self._trail = RunTrail()
 
     @property
     def policy(self) -> Policy:
@@ -179,7 +127,7 @@ class ToolErrorRecovery:
         remembered in the run's scope for the call id and the result."""
         if context is not None:
             tool, call_id = tool or context.tool_name, call_id or context.tool_call_id
-        snapshot = self._snapshot.get()
+        snapshot = self._trail.current()
         run = snapshot.run if snapshot is not None else None
         # loop action stop (a repeat, in C1): the input filter stops the run at the next call
         with suppress(ToolLoopError), fail_open(_CLASSIFYING, "the SDK's default text is used"):
@@ -225,41 +173,23 @@ class ToolErrorRecovery:
         return model_data
 
     def _rewritten(self, data: CallModelData[Any]) -> list[Any] | None:
-        """The rewritten input items (``None``: unchanged). The run's previous snapshot is
-        this context's, where it is of the current trace; else the trace's snapshot that
-        this conversation continues, where that is one run's (runs of one trace that begin
-        alike cannot be told apart: each then starts a scope of its own)."""
+        """The rewritten input items (``None``: unchanged); the run is followed in this
+        context and in the SDK trace (:class:`toolerr.adapters.RunTrail`)."""
         items: Any = data.model_data.input
         if not isinstance(items, list):
             return None
         trace = get_current_trace()
-        kept = self._traces.snapshots(trace) if trace is not None else None
-        own = latest = self._snapshot.get()
-        ref = _run(latest).trace if latest is not None else None
-        if kept is not None and (ref is None or ref() is not trace):
-            own, latest = None, (kept[-1] if kept else None)
-        conversation = to_conversation(items, _run(latest).conversions if latest else None)
-        messages = conversation.messages
-        previous = latest
-        if kept is not None and not (own and _continues(messages, own)):
-            continued = [s for s in kept if _continues(messages, s)]
-            unique = len({id(s.run) for s in continued}) == 1
-            previous = max(reversed(continued), key=lambda s: len(s.messages)) if unique else None
-        run = cast(_Run, _Run.follow(_run(previous) if previous else None, messages))
-        run.trace = weakref.ref(trace) if kept is not None else None
-        snapshot = RunSnapshot(self.layer, messages, run)
-        self._snapshot.set(snapshot)  # for the tools and guardrails of this turn
-        if kept is not None:
-            self._traces.keep(trace, snapshot)
+        conversation = to_conversation(items, self._trail.conversions(trace))
+        snapshot = self._trail.advance(self.layer, conversation.messages, trace)
         if self.policy.loop_action in ("block", "stop"):
             self._attach_guardrail(getattr(data, "agent", None))
-        result = self.layer.rewrite(messages, run=run)
+        result = self.layer.rewrite(snapshot.messages, run=snapshot.run)
         return conversation.to_items(result.messages) if result.changed else None
 
     # -- loops -------------------------------------------------------------------------
 
     def _guard(self, data: ToolInputGuardrailData) -> ToolGuardrailFunctionOutput:
-        context, snapshot = data.context, self._snapshot.get()
+        context, snapshot = data.context, self._trail.current()
         if snapshot is None or not self._owns(context.run_config):
             return ToolGuardrailFunctionOutput.allow()
         raw = context.tool_arguments
@@ -337,7 +267,7 @@ class ToolErrorRecovery:
             if ours is not None and isinstance(theirs, str):  # their words, our classification
                 with fail_open(_CLASSIFYING, "its text is classified alone"):
                     failure = failure_of(self.layer, cast(Exception, args.error), tool=args.tool_name)
-                    snapshot = self._snapshot.get()
+                    snapshot = self._trail.current()
                     self.layer.remember(args.call_id, failure.verdict, theirs, run=snapshot and snapshot.run)
             return cast(str, theirs)
 
