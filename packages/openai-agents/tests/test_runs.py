@@ -133,15 +133,17 @@ def test_list_outputs_get_guidance_as_an_input_text_part() -> None:
             {"type": "input_text", "text": "HTTP 503 Service Unavailable"},
             {"type": "input_text", "text": "retry-after: 1"},
         ]
+        # the result carries a wait (retry-after: 1): the guidance says when (issue 27)
+        wait = "This is a temporary failure. Retrying the same call after 1 seconds is expected to succeed."
         if form == "c1":
-            assert output == [*sent, {"type": "input_text", "text": TRANSIENT}]
+            assert output == [*sent, {"type": "input_text", "text": wait}]
         else:
             assert output == sent
             assert _note_of(model.calls[1].input) == note(
                 "fetch",
                 'url="https://example.org"',
                 "HTTP 503 Service Unavailable\nretry-after: 1",
-                TRANSIENT,
+                wait,
             )
         assert result.to_input_list()[2]["output"] == sent
 
