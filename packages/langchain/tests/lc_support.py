@@ -13,6 +13,10 @@ NOTE_PREFIX = "Note from the tool runtime: "
 
 # DELIVERY.md section 1 and 3, byte-exact.
 TRANSIENT = "This is a temporary failure. Retrying the same call is expected to succeed."
+TRANSIENT_AFTER_2 = (
+    "This is a temporary failure. Retrying the same call after 2 seconds is expected to succeed."
+)
+"""For the 429 of ``fetch(".../busy")``: its ``Retry-After: 2`` is said (issue 27, item 3)."""
 FIXABLE = (
     "This call cannot succeed as written. The error says what to change; "
     "call the tool again with the corrected value."

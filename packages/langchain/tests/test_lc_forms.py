@@ -16,6 +16,7 @@ from lc_support import (
     NOTE_PREFIX,
     TOOLS,
     TRANSIENT,
+    TRANSIENT_AFTER_2,
     UNRECOVERABLE,
     ai,
     holds_note,
@@ -65,7 +66,7 @@ CASES = {
         "Error: HTTPStatusError: Client error '429 Too Many Requests' for url 'https://api.example.com/busy'\n"
         "For more information check: https://developer.mozilla.org/en-US/docs/Web/HTTP/Status/429",
         "transient",
-        TRANSIENT,
+        TRANSIENT_AFTER_2,
         'url="https://api.example.com/busy"',
         "Error: HTTPStatusError: Client error '429 Too Many Requests' for url 'https://api.example.com/busy'\n"
         "For more information check: https://developer.mozilla.org/en-US/docs/Web/HTTP/Status/429",

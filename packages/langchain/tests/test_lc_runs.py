@@ -16,7 +16,7 @@ from lc_support import (
     CHECK_FIRST,
     EXECUTED,
     TOOLS,
-    TRANSIENT,
+    TRANSIENT_AFTER_2,
     UNRECOVERABLE,
     ai,
     holds_note,
@@ -140,7 +140,7 @@ def test_retry_middleware_inside_ours_retries_then_we_classify() -> None:
     verdict = verdict_of(result)
     assert verdict is not None
     assert (result.status, verdict.kind, verdict.detection) == ("error", "transient", "exception")
-    assert model.calls[1][-1].content.endswith(TRANSIENT)
+    assert model.calls[1][-1].content.endswith(TRANSIENT_AFTER_2)  # the 429 says Retry-After: 2
 
 
 def test_retry_middleware_inside_ours_with_its_own_message() -> None:
@@ -177,7 +177,7 @@ def test_retry_middleware_outside_ours_sees_a_result_not_an_exception() -> None:
 
     assert len(EXECUTED) == 1
     assert state["messages"][-1].content == "done"
-    assert model.calls[1][-1].content.endswith(TRANSIENT)
+    assert model.calls[1][-1].content.endswith(TRANSIENT_AFTER_2)  # the 429 says Retry-After: 2
     assert not holds_note(state["messages"])
 
 
