@@ -1,21 +1,29 @@
 """The LiteLLM hook: toolerr's delivery applied to every request a gateway forwards.
 
-All rules come from the core (:func:`toolerr.rewrite_wire`); this module only reads the
-request LiteLLM holds (its wire format, model group, headers, metadata), picks the policy
-and the client templates, and reports what toolerr did.
+All rules come from the core (:func:`toolerr.rewrite_wire`), and so do the gateway's
+choices (:func:`toolerr.adapters.gateway_policy`: the policy and client per model group
+and request; :func:`~toolerr.adapters.wire_report`: the report); this module only finds
+them in the request LiteLLM holds (its wire format, model group, headers, metadata).
 """
 
 from __future__ import annotations
 
-import json
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import toolerr
 from litellm.integrations.custom_logger import CustomLogger
 from toolerr import Policy, ToolErrorLayer, WireRewrite
-from toolerr.adapters import Layers, fail_open, normalise_client
+from toolerr.adapters import (
+    REPORT_HEADER,
+    Layers,
+    fail_open,
+    gateway_policy,
+    override_policy,
+    report_header,
+    wire_report,
+)
 
 if TYPE_CHECKING:
     from litellm.caching.dual_cache import DualCache
@@ -25,18 +33,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("toolerr")
 
-HEADER = "x-toolerr"
+HEADER = REPORT_HEADER
 """The response header listing each failure at the decision step (JSON, ASCII)."""
-FORM_HEADER = "x-toolerr-form"
-CLIENT_HEADER = "x-toolerr-client"
 METADATA_KEY = "toolerr"
 """Key of toolerr's entry in LiteLLM's request metadata (also read for per-request options)."""
-
-# Policy options a model group or a request may override.
-_OPTIONS = ("form", "retry_budget", "loop_action", "max_error_chars", "tool_safety")
-# The fields of a detection record in the metadata report, and in the response header.
-_REPORTED = ("position", "tool", "call_id", "kind", "rule", "detection", "form", "changed", "repeat", "loop")
-_IN_HEADER = ("position", "tool", "kind", "rule", "form", "changed")
 
 
 def wire_of(call_type: Any, data: Mapping[str, Any]) -> tuple[str, str] | None:
@@ -64,21 +64,6 @@ def _headers(data: Mapping[str, Any]) -> Mapping[str, Any]:
     return headers if isinstance(headers, Mapping) else {}
 
 
-def _header(headers: Mapping[str, Any], name: str) -> str | None:
-    for key, value in headers.items():
-        if isinstance(key, str) and key.lower() == name:
-            return str(value)
-    return None
-
-
-def _entries(records: Iterable[Any], fields: tuple[str, ...]) -> list[dict[str, Any]]:
-    """The named fields of detection records, or of the entries a report holds for them."""
-    return [
-        {f: r[f] for f in fields} if isinstance(r, Mapping) else {f: getattr(r, f) for f in fields}
-        for r in records
-    ]
-
-
 def _metadata(data: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     """The request's LiteLLM metadata (under ``metadata`` and ``litellm_metadata``)."""
     return [m for key in ("metadata", "litellm_metadata") if isinstance(m := data.get(key), Mapping)]
@@ -91,17 +76,6 @@ def _report_in(data: Mapping[str, Any]) -> Mapping[str, Any] | None:
         if isinstance(own, Mapping) and "records" in own:
             return own
     return None
-
-
-def _requested(data: Mapping[str, Any], headers: Mapping[str, Any]) -> dict[str, Any]:
-    """The options a request asks for: toolerr's entry in its metadata, then its headers."""
-    metadata = data.get(_metadata_key(data))
-    own = metadata.get(METADATA_KEY) if isinstance(metadata, Mapping) else None
-    request = dict(own) if isinstance(own, Mapping) and "records" not in own else {}  # not our report
-    for name, option in ((FORM_HEADER, "form"), (CLIENT_HEADER, "client")):
-        if value := _header(headers, name):
-            request[option] = value.strip()
-    return request
 
 
 class ToolErrorCallback(CustomLogger):
@@ -152,28 +126,21 @@ class ToolErrorCallback(CustomLogger):
         Raises:
             ValueError: an override is not a valid policy option value (naming ``where``).
         """
-        values = {key: overrides[key] for key in _OPTIONS if overrides.get(key) is not None}
-        try:
-            return Policy.coerce(self.policy, **values)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"toolerr: bad {where}: {exc}") from exc
+        return override_policy(self.policy, overrides, where=where)
 
     def _resolve(self, data: Mapping[str, Any], headers: Mapping[str, Any]) -> tuple[Policy, str]:
-        # The model group: the one a ``litellm.Router`` routed the request from (its
-        # deployment hook gets the deployment's model), else the request's ``model`` (proxy).
-        named = [*(m.get("model_group") for m in _metadata(data)), data.get("model")]
-        group = next(
-            (self.model_groups[n] for n in named if isinstance(n, str) and n in self.model_groups), {}
+        metadata = data.get(_metadata_key(data))
+        return gateway_policy(
+            self.policy,
+            headers,
+            client=self.client,
+            groups=self.model_groups,
+            # the model group a ``litellm.Router`` routed from (its deployment hook gets the
+            # deployment's model), else the request's ``model`` (proxy)
+            names=[*(m.get("model_group") for m in _metadata(data)), data.get("model")],
+            entry=metadata.get(METADATA_KEY) if isinstance(metadata, Mapping) else None,
+            overrides=self.request_overrides,
         )
-        options: dict[str, Any] = {"client": self.client, **group}
-        if self.request_overrides and (request := _requested(data, headers)):
-            try:
-                self.policy_for({**options, **request}, where="request options")
-                options.update(request)
-            except ValueError:
-                logger.warning("toolerr: ignored bad request options %r", request)
-        client = options["client"] if options["client"] is not None else _header(headers, "user-agent")
-        return self.policy_for(options), str(client) if client is not None else "generic"
 
     def rewrite(
         self, data: dict[str, Any], call_type: Any = None, headers: Mapping[str, Any] | None = None
@@ -208,17 +175,8 @@ class ToolErrorCallback(CustomLogger):
     ) -> None:
         key = _metadata_key(data)
         metadata = data.get(key)
-        data[key] = {
-            **(metadata if isinstance(metadata, Mapping) else {}),
-            METADATA_KEY: {
-                "wire": wire,
-                "form": policy.form,
-                "client": normalise_client(client),
-                "changed": result.changed,
-                "error": result.error,
-                "records": _entries(result.records, _REPORTED),
-            },
-        }
+        report = wire_report(wire, result, policy, client)
+        data[key] = {**(metadata if isinstance(metadata, Mapping) else {}), METADATA_KEY: report}
         logger.info(
             "toolerr: %s request to %s: %d failure(s) at the decision step, form %s, %s",
             wire,
@@ -270,7 +228,4 @@ def header_for(data: Mapping[str, Any]) -> dict[str, str] | None:
         when toolerr did not report on the request.
     """
     report = _report_in(data)
-    if report is None:
-        return None
-    entries = _entries(report["records"], _IN_HEADER)
-    return {HEADER: json.dumps(entries, ensure_ascii=True, separators=(",", ":"))}
+    return None if report is None else {HEADER: report_header(report)}
