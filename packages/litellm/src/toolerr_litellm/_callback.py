@@ -1,9 +1,8 @@
 """The LiteLLM hook: toolerr's delivery applied to every request a gateway forwards.
 
-All rules come from the core (:func:`toolerr.rewrite_wire`), and so do the gateway's
-choices (:func:`toolerr.adapters.gateway_policy`: the policy and client per model group
-and request; :func:`~toolerr.adapters.wire_report`: the report); this module only finds
-them in the request LiteLLM holds (its wire format, model group, headers, metadata).
+The rules and a gateway's choices come from the core (:func:`toolerr.rewrite_wire`,
+:func:`toolerr.adapters.gateway_policy`, :func:`~toolerr.adapters.wire_report`); this module
+only reads their inputs from the request LiteLLM holds (its wire format, model group, headers, metadata).
 """
 
 from __future__ import annotations
@@ -33,8 +32,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("toolerr")
 
-HEADER = REPORT_HEADER
-"""The response header listing each failure at the decision step (JSON, ASCII)."""
 METADATA_KEY = "toolerr"
 """Key of toolerr's entry in LiteLLM's request metadata (also read for per-request options)."""
 
@@ -114,19 +111,10 @@ class ToolErrorCallback(CustomLogger):
         self.client = client
         self.model_groups = {name: dict(value) for name, value in (model_groups or {}).items()}
         for name, group in self.model_groups.items():  # fail early on a bad configuration
-            self.policy_for(group, where=f"model group {name!r}")
+            override_policy(self.policy, group, where=f"model group {name!r}")
         self.request_overrides = request_overrides
         self.header = header
         self._layers = Layers(ToolErrorLayer(self.policy))
-
-    def policy_for(self, overrides: Mapping[str, Any], *, where: str = "options") -> Policy:
-        """The default policy with ``overrides`` (unknown keys are ignored; ``client`` is
-        not a policy option here).
-
-        Raises:
-            ValueError: an override is not a valid policy option value (naming ``where``).
-        """
-        return override_policy(self.policy, overrides, where=where)
 
     def _resolve(self, data: Mapping[str, Any], headers: Mapping[str, Any]) -> tuple[Policy, str]:
         metadata = data.get(_metadata_key(data))
@@ -160,8 +148,18 @@ class ToolErrorCallback(CustomLogger):
             result = toolerr.rewrite_wire(wire, data[key], layer=self._layers.get(policy), client=client)
             if result.changed:
                 data[key] = result.request
-            if result.records or result.error:
-                self._report(data, wire, policy, client, result)
+            if result.records or result.error:  # the report, where LiteLLM's logging sees it
+                meta = _metadata_key(data)
+                metadata = data[meta] if isinstance(data.get(meta), Mapping) else {}
+                data[meta] = {**metadata, METADATA_KEY: wire_report(wire, result, policy, client)}
+                logger.info(
+                    "toolerr: %s request to %s: %d failure(s) at the decision step, form %s, %s",
+                    wire,
+                    data.get("model"),
+                    len(result.records),
+                    policy.form,
+                    "changed" if result.changed else "unchanged",
+                )
             return data, result
         return data, None
 
@@ -169,22 +167,6 @@ class ToolErrorCallback(CustomLogger):
         """A copy of ``litellm.completion`` (or ``responses``) keyword arguments with toolerr
         applied: the way for sync calls, which run no request-rewriting hook."""
         return self.rewrite(dict(kwargs), call_type)[0]
-
-    def _report(
-        self, data: dict[str, Any], wire: str, policy: Policy, client: str, result: WireRewrite
-    ) -> None:
-        key = _metadata_key(data)
-        metadata = data.get(key)
-        report = wire_report(wire, result, policy, client)
-        data[key] = {**(metadata if isinstance(metadata, Mapping) else {}), METADATA_KEY: report}
-        logger.info(
-            "toolerr: %s request to %s: %d failure(s) at the decision step, form %s, %s",
-            wire,
-            data.get("model"),
-            len(result.records),
-            policy.form,
-            "changed" if result.changed else "unchanged",
-        )
 
     async def async_pre_call_hook(
         self, user_api_key_dict: UserAPIKeyAuth, cache: DualCache, data: dict[str, Any], call_type: Any
@@ -210,10 +192,8 @@ class ToolErrorCallback(CustomLogger):
     ) -> dict[str, str] | None:
         """Proxy: the ``x-toolerr`` response header, one entry per failure at the decision
         step (``tool``, ``kind``, ``rule``, ``form``, ``changed``)."""
-        if not self.header:
-            return None
         with fail_open("building the response header", "the response has none"):
-            return header_for(data)
+            return header_for(data) if self.header else None
         return None
 
 
@@ -228,4 +208,4 @@ def header_for(data: Mapping[str, Any]) -> dict[str, str] | None:
         when toolerr did not report on the request.
     """
     report = _report_in(data)
-    return None if report is None else {HEADER: report_header(report)}
+    return None if report is None else {REPORT_HEADER: report_header(report)}
