@@ -118,6 +118,9 @@ ADAPTER_NAMES = [
 
 # The adapter kit: new in toolerr.adapters (never in toolerr).
 KIT_NAMES = [
+    "CLIENT_HEADER",
+    "FORM_HEADER",
+    "REPORT_HEADER",
     "Blocked",
     "Failure",
     "Layers",
@@ -130,9 +133,13 @@ KIT_NAMES = [
     "failure_as",
     "failure_of",
     "framework_verdict",
+    "gateway_policy",
     "guard_call",
     "invalid_call_verdict",
+    "override_policy",
     "plain_failure_of",
+    "report_header",
+    "wire_report",
 ]
 
 

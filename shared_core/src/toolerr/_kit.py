@@ -33,6 +33,15 @@ from typing import Any, cast
 from ._exceptions import exception_text
 from ._failopen import log_swallowed
 from ._forms import find_decision_step
+from ._gateway import (
+    CLIENT_HEADER,
+    FORM_HEADER,
+    REPORT_HEADER,
+    gateway_policy,
+    override_policy,
+    report_header,
+    wire_report,
+)
 from ._hygiene import clean_text
 from ._layer import ToolErrorLayer
 from ._ledger import FailureLedger
@@ -44,6 +53,9 @@ from ._runs import ConversationRun
 from ._types import Message, ToolSafety, Verdict
 
 __all__ = [
+    "CLIENT_HEADER",
+    "FORM_HEADER",
+    "REPORT_HEADER",
     "Blocked",
     "Failure",
     "Layers",
@@ -56,9 +68,13 @@ __all__ = [
     "failure_as",
     "failure_of",
     "framework_verdict",
+    "gateway_policy",
     "guard_call",
     "invalid_call_verdict",
+    "override_policy",
     "plain_failure_of",
+    "report_header",
+    "wire_report",
 ]
 
 

@@ -49,6 +49,9 @@ from ._exceptions import exception_text
 from ._forms import DecisionStep, ExchangeResult, find_decision_step, pair_results
 from ._hygiene import SpecialTokens, clean_text, register_special_tokens, remove_special_tokens
 from ._kit import (
+    CLIENT_HEADER,
+    FORM_HEADER,
+    REPORT_HEADER,
     Blocked,
     Failure,
     Layers,
@@ -61,9 +64,13 @@ from ._kit import (
     failure_as,
     failure_of,
     framework_verdict,
+    gateway_policy,
     guard_call,
     invalid_call_verdict,
+    override_policy,
     plain_failure_of,
+    report_header,
+    wire_report,
 )
 from ._layer import records_of
 from ._ledger import RepeatReport
@@ -94,12 +101,15 @@ from ._wire_responses import responses_to_messages
 
 __all__ = [
     "CLIENTS",
+    "CLIENT_HEADER",
+    "FORM_HEADER",
     "GUIDANCE",
     "GUIDANCE_CHECK_FIRST",
     "MEDIA_BLOCK_TYPES",
     "NOTE_PREFIX",
     "POLICY_OPTIONS",
     "PROFILE_FORMAT",
+    "REPORT_HEADER",
     "WIRE_FORMATS",
     "BanCursor",
     "Blocked",
@@ -142,11 +152,13 @@ __all__ = [
     "find_decision_step",
     "format_arguments",
     "framework_verdict",
+    "gateway_policy",
     "guard_call",
     "guidance_for",
     "invalid_call_verdict",
     "normalise_client",
     "openai_chat_to_messages",
+    "override_policy",
     "pair_results",
     "parse_arguments",
     "plain_failure_of",
@@ -155,7 +167,9 @@ __all__ = [
     "remove_special_tokens",
     "render_abstract",
     "render_note",
+    "report_header",
     "resolve_forms",
     "responses_to_messages",
     "safety_from_annotations",
+    "wire_report",
 ]

@@ -11,16 +11,10 @@ from __future__ import annotations
 import os
 
 from toolerr import Policy
+from toolerr.adapters import CLIENT_HEADER, FORM_HEADER
+from toolerr.adapters import REPORT_HEADER as HEADER
 
-from ._callback import (
-    CLIENT_HEADER,
-    FORM_HEADER,
-    HEADER,
-    METADATA_KEY,
-    ToolErrorCallback,
-    header_for,
-    wire_of,
-)
+from ._callback import METADATA_KEY, ToolErrorCallback, header_for, wire_of
 
 __version__ = "0.1.0"
 

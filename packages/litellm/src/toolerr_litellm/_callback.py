@@ -1,21 +1,28 @@
 """The LiteLLM hook: toolerr's delivery applied to every request a gateway forwards.
 
-All rules come from the core (:func:`toolerr.rewrite_wire`); this module only reads the
-request LiteLLM holds (its wire format, model group, headers, metadata), picks the policy
-and the client templates, and reports what toolerr did.
+The rules and a gateway's choices come from the core (:func:`toolerr.rewrite_wire`,
+:func:`toolerr.adapters.gateway_policy`, :func:`~toolerr.adapters.wire_report`); this module
+only reads their inputs from the request LiteLLM holds (its wire format, model group, headers, metadata).
 """
 
 from __future__ import annotations
 
-import json
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import toolerr
 from litellm.integrations.custom_logger import CustomLogger
 from toolerr import Policy, ToolErrorLayer, WireRewrite
-from toolerr.adapters import Layers, fail_open, normalise_client
+from toolerr.adapters import (
+    REPORT_HEADER,
+    Layers,
+    fail_open,
+    gateway_policy,
+    override_policy,
+    report_header,
+    wire_report,
+)
 
 if TYPE_CHECKING:
     from litellm.caching.dual_cache import DualCache
@@ -25,18 +32,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("toolerr")
 
-HEADER = "x-toolerr"
-"""The response header listing each failure at the decision step (JSON, ASCII)."""
-FORM_HEADER = "x-toolerr-form"
-CLIENT_HEADER = "x-toolerr-client"
 METADATA_KEY = "toolerr"
 """Key of toolerr's entry in LiteLLM's request metadata (also read for per-request options)."""
-
-# Policy options a model group or a request may override.
-_OPTIONS = ("form", "retry_budget", "loop_action", "max_error_chars", "tool_safety")
-# The fields of a detection record in the metadata report, and in the response header.
-_REPORTED = ("position", "tool", "call_id", "kind", "rule", "detection", "form", "changed", "repeat", "loop")
-_IN_HEADER = ("position", "tool", "kind", "rule", "form", "changed")
 
 
 def wire_of(call_type: Any, data: Mapping[str, Any]) -> tuple[str, str] | None:
@@ -64,21 +61,6 @@ def _headers(data: Mapping[str, Any]) -> Mapping[str, Any]:
     return headers if isinstance(headers, Mapping) else {}
 
 
-def _header(headers: Mapping[str, Any], name: str) -> str | None:
-    for key, value in headers.items():
-        if isinstance(key, str) and key.lower() == name:
-            return str(value)
-    return None
-
-
-def _entries(records: Iterable[Any], fields: tuple[str, ...]) -> list[dict[str, Any]]:
-    """The named fields of detection records, or of the entries a report holds for them."""
-    return [
-        {f: r[f] for f in fields} if isinstance(r, Mapping) else {f: getattr(r, f) for f in fields}
-        for r in records
-    ]
-
-
 def _metadata(data: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     """The request's LiteLLM metadata (under ``metadata`` and ``litellm_metadata``)."""
     return [m for key in ("metadata", "litellm_metadata") if isinstance(m := data.get(key), Mapping)]
@@ -91,17 +73,6 @@ def _report_in(data: Mapping[str, Any]) -> Mapping[str, Any] | None:
         if isinstance(own, Mapping) and "records" in own:
             return own
     return None
-
-
-def _requested(data: Mapping[str, Any], headers: Mapping[str, Any]) -> dict[str, Any]:
-    """The options a request asks for: toolerr's entry in its metadata, then its headers."""
-    metadata = data.get(_metadata_key(data))
-    own = metadata.get(METADATA_KEY) if isinstance(metadata, Mapping) else None
-    request = dict(own) if isinstance(own, Mapping) and "records" not in own else {}  # not our report
-    for name, option in ((FORM_HEADER, "form"), (CLIENT_HEADER, "client")):
-        if value := _header(headers, name):
-            request[option] = value.strip()
-    return request
 
 
 class ToolErrorCallback(CustomLogger):
@@ -140,40 +111,24 @@ class ToolErrorCallback(CustomLogger):
         self.client = client
         self.model_groups = {name: dict(value) for name, value in (model_groups or {}).items()}
         for name, group in self.model_groups.items():  # fail early on a bad configuration
-            self.policy_for(group, where=f"model group {name!r}")
+            override_policy(self.policy, group, where=f"model group {name!r}")
         self.request_overrides = request_overrides
         self.header = header
         self._layers = Layers(ToolErrorLayer(self.policy))
 
-    def policy_for(self, overrides: Mapping[str, Any], *, where: str = "options") -> Policy:
-        """The default policy with ``overrides`` (unknown keys are ignored; ``client`` is
-        not a policy option here).
-
-        Raises:
-            ValueError: an override is not a valid policy option value (naming ``where``).
-        """
-        values = {key: overrides[key] for key in _OPTIONS if overrides.get(key) is not None}
-        try:
-            return Policy.coerce(self.policy, **values)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"toolerr: bad {where}: {exc}") from exc
-
     def _resolve(self, data: Mapping[str, Any], headers: Mapping[str, Any]) -> tuple[Policy, str]:
-        # The model group: the one a ``litellm.Router`` routed the request from (its
-        # deployment hook gets the deployment's model), else the request's ``model`` (proxy).
-        named = [*(m.get("model_group") for m in _metadata(data)), data.get("model")]
-        group = next(
-            (self.model_groups[n] for n in named if isinstance(n, str) and n in self.model_groups), {}
+        metadata = data.get(_metadata_key(data))
+        return gateway_policy(
+            self.policy,
+            headers,
+            client=self.client,
+            groups=self.model_groups,
+            # the model group a ``litellm.Router`` routed from (its deployment hook gets the
+            # deployment's model), else the request's ``model`` (proxy)
+            names=[*(m.get("model_group") for m in _metadata(data)), data.get("model")],
+            entry=metadata.get(METADATA_KEY) if isinstance(metadata, Mapping) else None,
+            overrides=self.request_overrides,
         )
-        options: dict[str, Any] = {"client": self.client, **group}
-        if self.request_overrides and (request := _requested(data, headers)):
-            try:
-                self.policy_for({**options, **request}, where="request options")
-                options.update(request)
-            except ValueError:
-                logger.warning("toolerr: ignored bad request options %r", request)
-        client = options["client"] if options["client"] is not None else _header(headers, "user-agent")
-        return self.policy_for(options), str(client) if client is not None else "generic"
 
     def rewrite(
         self, data: dict[str, Any], call_type: Any = None, headers: Mapping[str, Any] | None = None
@@ -193,8 +148,18 @@ class ToolErrorCallback(CustomLogger):
             result = toolerr.rewrite_wire(wire, data[key], layer=self._layers.get(policy), client=client)
             if result.changed:
                 data[key] = result.request
-            if result.records or result.error:
-                self._report(data, wire, policy, client, result)
+            if result.records or result.error:  # the report, where LiteLLM's logging sees it
+                meta = _metadata_key(data)
+                metadata = data[meta] if isinstance(data.get(meta), Mapping) else {}
+                data[meta] = {**metadata, METADATA_KEY: wire_report(wire, result, policy, client)}
+                logger.info(
+                    "toolerr: %s request to %s: %d failure(s) at the decision step, form %s, %s",
+                    wire,
+                    data.get("model"),
+                    len(result.records),
+                    policy.form,
+                    "changed" if result.changed else "unchanged",
+                )
             return data, result
         return data, None
 
@@ -202,31 +167,6 @@ class ToolErrorCallback(CustomLogger):
         """A copy of ``litellm.completion`` (or ``responses``) keyword arguments with toolerr
         applied: the way for sync calls, which run no request-rewriting hook."""
         return self.rewrite(dict(kwargs), call_type)[0]
-
-    def _report(
-        self, data: dict[str, Any], wire: str, policy: Policy, client: str, result: WireRewrite
-    ) -> None:
-        key = _metadata_key(data)
-        metadata = data.get(key)
-        data[key] = {
-            **(metadata if isinstance(metadata, Mapping) else {}),
-            METADATA_KEY: {
-                "wire": wire,
-                "form": policy.form,
-                "client": normalise_client(client),
-                "changed": result.changed,
-                "error": result.error,
-                "records": _entries(result.records, _REPORTED),
-            },
-        }
-        logger.info(
-            "toolerr: %s request to %s: %d failure(s) at the decision step, form %s, %s",
-            wire,
-            data.get("model"),
-            len(result.records),
-            policy.form,
-            "changed" if result.changed else "unchanged",
-        )
 
     async def async_pre_call_hook(
         self, user_api_key_dict: UserAPIKeyAuth, cache: DualCache, data: dict[str, Any], call_type: Any
@@ -252,10 +192,8 @@ class ToolErrorCallback(CustomLogger):
     ) -> dict[str, str] | None:
         """Proxy: the ``x-toolerr`` response header, one entry per failure at the decision
         step (``tool``, ``kind``, ``rule``, ``form``, ``changed``)."""
-        if not self.header:
-            return None
         with fail_open("building the response header", "the response has none"):
-            return header_for(data)
+            return header_for(data) if self.header else None
         return None
 
 
@@ -270,7 +208,4 @@ def header_for(data: Mapping[str, Any]) -> dict[str, str] | None:
         when toolerr did not report on the request.
     """
     report = _report_in(data)
-    if report is None:
-        return None
-    entries = _entries(report["records"], _IN_HEADER)
-    return {HEADER: json.dumps(entries, ensure_ascii=True, separators=(",", ":"))}
+    return None if report is None else {REPORT_HEADER: report_header(report)}
