@@ -131,7 +131,11 @@ KIT_NAMES = [
     "framework_verdict",
     "guard_call",
     "invalid_call_verdict",
+    "origin_of",
     "plain_failure_of",
+    "restore_objects",
+    "rewrite_tail",
+    "weak_origin",
 ]
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import threading
+import weakref
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from types import TracebackType
 from typing import Any
@@ -36,6 +37,7 @@ from ._ledger import FailureLedger
 from ._loop import LoopDecision, ToolLoopError, blocked_verdict
 from ._lru import LRUCache
 from ._policy import Policy
+from ._records import Rewrite
 from ._types import Message, ToolSafety, Verdict
 
 __all__ = [
@@ -52,7 +54,11 @@ __all__ = [
     "framework_verdict",
     "guard_call",
     "invalid_call_verdict",
+    "origin_of",
     "plain_failure_of",
+    "restore_objects",
+    "rewrite_tail",
+    "weak_origin",
 ]
 
 
@@ -391,3 +397,93 @@ def decision_step_failed(
         result.duplicate_of is None and layer.inspect(result.message, run=run).failed
         for result in step.results
     )
+
+
+# -- framework objects behind neutral messages, and the rewrite of a framework's list -------
+
+
+def weak_origin(obj: Any) -> Any:
+    """``obj`` as a neutral message's ``origin``: a weak reference where it takes one (a
+    cached conversion then keeps the framework's object alive no longer than its owner),
+    else the object itself. Read it back with :func:`origin_of`."""
+    try:
+        return weakref.ref(obj)
+    except TypeError:  # not weakly referable
+        return obj
+
+
+def origin_of(message: Message) -> Any:
+    """The framework object a neutral message came from (``None`` for a new message or a
+    collected one), through a :func:`weak_origin` reference."""
+    origin = message.origin
+    return origin() if isinstance(origin, weakref.ref) else origin
+
+
+def rewrite_tail(
+    layer: ToolErrorLayer,
+    items: Sequence[Any],
+    role_of: Callable[[Any], str],
+    convert: Callable[[Sequence[Any]], list[Message]],
+    *,
+    run: object | None = None,
+) -> tuple[list[Message], Rewrite] | None:
+    """Apply the layer's form to a framework's message list for one model call, converting
+    no more of it than needed: the items from the last assistant message on first, and the
+    rest only when a result of the decision step failed (a step without failure, the
+    common case, costs the same in a long run). Raises what conversion raises.
+
+    Args:
+        layer: the layer whose form applies.
+        items: the framework's messages, oldest first.
+        role_of: the neutral role of one item (called from the end, until ``assistant``).
+        convert: a run of consecutive items as neutral messages.
+        run: the run scope of the verdicts the layer remembers.
+
+    Returns:
+        ``None`` when the decision step holds no failure (nothing can change), else the
+        neutral list the rewrite was given and the :class:`~toolerr.Rewrite` (map its
+        messages back with :func:`restore_objects`).
+    """
+    start = len(items)
+    while start and role_of(items[start - 1]) != "assistant":
+        start -= 1
+    tail = convert(items[start - 1 :] if start else ())
+    if not decision_step_failed(layer, tail, run=run):
+        return None
+    converted = convert(items[: start - 1]) + tail
+    return converted, layer.rewrite(converted, run=run)
+
+
+def restore_objects(
+    rewritten: Sequence[Message],
+    given: Sequence[Message],
+    rebuild: Callable[[Message, Message | None, Any], Any],
+) -> list[Any]:
+    """The framework's objects for a rewritten neutral list: a message of ``given`` (by
+    identity: the rewrite left it unchanged) becomes its :func:`origin_of` again; any other
+    is ``rebuild(message, before, origin)``.
+
+    Args:
+        rewritten: the rewrite's messages.
+        given: the neutral list the rewrite was given.
+        rebuild: builds the object for a changed or new message: ``before`` is the given
+            message of the same origin and ``origin`` its framework object (both ``None``
+            for a new message).
+
+    Returns:
+        A new list, in the order of ``rewritten``.
+    """
+    unchanged = {id(message): message for message in given}
+    before: dict[int, Message] = {}
+    for message in given:
+        origin = origin_of(message)
+        if origin is not None:
+            before[id(origin)] = message
+    out: list[Any] = []
+    for message in rewritten:
+        origin = origin_of(message)
+        if unchanged.get(id(message)) is message:
+            out.append(origin)
+        else:
+            out.append(rebuild(message, None if origin is None else before.get(id(origin)), origin))
+    return out

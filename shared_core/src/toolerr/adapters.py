@@ -62,7 +62,11 @@ from ._kit import (
     framework_verdict,
     guard_call,
     invalid_call_verdict,
+    origin_of,
     plain_failure_of,
+    restore_objects,
+    rewrite_tail,
+    weak_origin,
 )
 from ._layer import records_of
 from ._ledger import RepeatReport
@@ -145,6 +149,7 @@ __all__ = [
     "invalid_call_verdict",
     "normalise_client",
     "openai_chat_to_messages",
+    "origin_of",
     "pair_results",
     "parse_arguments",
     "plain_failure_of",
@@ -155,5 +160,8 @@ __all__ = [
     "render_note",
     "resolve_forms",
     "responses_to_messages",
+    "restore_objects",
+    "rewrite_tail",
     "safety_from_annotations",
+    "weak_origin",
 ]

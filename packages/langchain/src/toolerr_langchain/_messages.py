@@ -9,7 +9,6 @@ verdict kept on it, once.
 from __future__ import annotations
 
 import dataclasses
-import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -25,7 +24,16 @@ from langchain_core.messages import (
 from langgraph.config import get_config
 from langgraph.runtime import get_runtime
 from toolerr import FailureLedger, Message, ToolCall, ToolErrorLayer, Verdict
-from toolerr.adapters import ConversionCache, Role, TextVerdicts, decision_step_failed, invalid_call_verdict
+from toolerr.adapters import (
+    ConversionCache,
+    Role,
+    TextVerdicts,
+    invalid_call_verdict,
+    restore_objects,
+    rewrite_tail,
+    weak_origin,
+)
+from toolerr.adapters import origin_of as origin_of  # the kit's, read where conversions are
 
 CLIENT = "langchain"
 """The client name toolerr uses for LangChain / LangGraph templates."""
@@ -191,18 +199,8 @@ def _convert(message: Any, origin: Any) -> Message:
     return Message(role="system", content=getattr(message, "content", ""), origin=origin)
 
 
-def origin_of(message: Message) -> Any:
-    """The LangChain message a neutral message came from (``None`` for a new one)."""
-    origin = message.origin
-    return origin() if isinstance(origin, weakref.ref) else origin
-
-
 def _weakly(message: Any) -> Message:
-    try:
-        origin: Any = weakref.ref(message)
-    except TypeError:  # not weakly referable: not kept by the cache either
-        origin = message
-    return _convert(message, origin)
+    return _convert(message, weak_origin(message))
 
 
 def _unchanged(message: Any, converted: Message) -> bool:
@@ -326,24 +324,16 @@ def from_toolerr(messages: Sequence[Message], converted: Sequence[Message]) -> l
     are among them (by identity) become their LangChain originals again; changed ones are
     copies of their originals with the new content or calls; new ones are built.
     """
-    inputs = {id(message): message for message in converted}
-    by_origin = {id(origin_of(message)): message for message in converted if message.origin is not None}
-    out: list[Any] = []
-    for message in messages:
-        if inputs.get(id(message)) is message:
-            out.append(origin_of(message))
-            continue
-        origin = origin_of(message)
-        if isinstance(origin, AIMessage) and message.role == "assistant":
-            original = by_origin.get(id(origin))
-            if original is not None and original.tool_calls != message.tool_calls:
-                out.append(_rebuilt_assistant(origin, original, message.tool_calls))
-                continue
-        if isinstance(origin, BaseMessage):
-            out.append(origin.model_copy(update={"content": message.content}))
-            continue
-        out.append(_new_message(message))
-    return out
+    return restore_objects(messages, converted, _rebuilt)
+
+
+def _rebuilt(message: Message, before: Message | None, origin: Any) -> Any:
+    calls_changed = before is not None and before.tool_calls != message.tool_calls
+    if isinstance(origin, AIMessage) and message.role == "assistant" and calls_changed:
+        return _rebuilt_assistant(origin, before, message.tool_calls)  # type: ignore[arg-type]
+    if isinstance(origin, BaseMessage):
+        return origin.model_copy(update={"content": message.content})
+    return _new_message(message)
 
 
 def rewrite_and_ledger(
@@ -352,18 +342,15 @@ def rewrite_and_ledger(
     """Apply the layer's form to a LangChain message list for one model call: the new list
     (``None`` when nothing changed: the caller keeps its own) and the failed-call ledger
     when the decision step failed (what a decoder should ban, including calls the form
-    removed from the model's view). Raises what conversion raises: callers fail open.
-
-    Only the messages from the last assistant message on are converted until the decision
-    step is known to hold a failure: a step without one costs the same in a long run."""
-    start = len(messages)
-    while start and neutral(messages[start - 1]).role != "assistant":
-        start -= 1
-    tail = conversation(messages[start - 1 :] if start else ())
-    if not decision_step_failed(layer, tail, run=run):
+    removed from the model's view). Raises what conversion raises: callers fail open."""
+    rewritten = rewrite_tail(layer, messages, _role, conversation, run=run)
+    if rewritten is None:
         return None, None
-    converted = conversation(messages[: start - 1]) + tail
-    result = layer.rewrite(converted, run=run)
+    converted, result = rewritten
     if not result.changed:
         return None, result.ledger
     return from_toolerr(result.messages, converted), result.ledger
+
+
+def _role(message: Any) -> str:
+    return neutral(message).role
