@@ -10,13 +10,16 @@ import threading
 
 from toolerr import Message, ToolCall, ToolErrorLayer, Verdict
 from toolerr.adapters import (
+    CALL_BLOCK_TYPES,
     TextVerdicts,
+    chat_raw_arguments,
     decision_step_failed,
     invalid_call_verdict,
     origin_of,
     restore_objects,
     rewrite_tail,
     weak_origin,
+    without_call_blocks,
 )
 
 TEXT = "Error: HTTPStatusError: upstream said no"
@@ -202,3 +205,32 @@ def test_rewrite_tail_and_restore_objects_map_back_to_the_originals() -> None:
         items[0],
         ("rebuilt", "changed", True, items[2]),
     ]
+
+
+# -- chat_raw_arguments, without_call_blocks --------------------------------------------------
+
+
+def test_chat_raw_arguments_reads_the_argument_text_by_call_id() -> None:
+    wire = [
+        {"id": "c1", "type": "function", "function": {"name": "f", "arguments": '{"a": 1'}},
+        {"id": "c2", "function": {"name": "g", "arguments": {"parsed": True}}},  # not text
+        {"function": {"arguments": "{}"}},  # no id
+        "junk",
+    ]
+    assert chat_raw_arguments(wire) == {"c1": '{"a": 1'}
+    assert chat_raw_arguments(None) == {}
+    assert chat_raw_arguments({"id": "c1"}) == {}
+
+
+def test_without_call_blocks_drops_only_the_blocks_of_calls_not_kept() -> None:
+    text = {"type": "text", "text": "Let me look."}
+    blocks = [
+        text,
+        {"type": "tool_use", "id": "c1", "name": "f", "input": {}},
+        {"type": "function_call", "call_id": "c2", "name": "g", "arguments": "{}"},
+        {"type": "tool_call", "id": "c3", "name": "h", "args": {}},
+        "plain text",
+    ]
+    assert without_call_blocks(blocks, {"c1"}) == [text, blocks[1], "plain text"]
+    assert without_call_blocks(blocks, {"c2", "c3"}) == [text, blocks[2], blocks[3], "plain text"]
+    assert "server_tool_call" in CALL_BLOCK_TYPES

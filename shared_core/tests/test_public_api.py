@@ -118,11 +118,13 @@ ADAPTER_NAMES = [
 
 # The adapter kit: new in toolerr.adapters (never in toolerr).
 KIT_NAMES = [
+    "CALL_BLOCK_TYPES",
     "Blocked",
     "Failure",
     "Layers",
     "RunSnapshot",
     "TextVerdicts",
+    "chat_raw_arguments",
     "decision_step_failed",
     "declared_safety",
     "fail_open",
@@ -136,6 +138,7 @@ KIT_NAMES = [
     "restore_objects",
     "rewrite_tail",
     "weak_origin",
+    "without_call_blocks",
 ]
 
 

@@ -24,7 +24,7 @@ import dataclasses
 import logging
 import threading
 import weakref
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from types import TracebackType
 from typing import Any
 
@@ -41,11 +41,13 @@ from ._records import Rewrite
 from ._types import Message, ToolSafety, Verdict
 
 __all__ = [
+    "CALL_BLOCK_TYPES",
     "Blocked",
     "Failure",
     "Layers",
     "RunSnapshot",
     "TextVerdicts",
+    "chat_raw_arguments",
     "decision_step_failed",
     "declared_safety",
     "fail_open",
@@ -59,6 +61,7 @@ __all__ = [
     "restore_objects",
     "rewrite_tail",
     "weak_origin",
+    "without_call_blocks",
 ]
 
 
@@ -487,3 +490,57 @@ def restore_objects(
         else:
             out.append(rebuild(message, None if origin is None else before.get(id(origin)), origin))
     return out
+
+
+# -- a provider's tool calls as frameworks keep them ----------------------------------------
+
+CALL_BLOCK_TYPES = frozenset(
+    {"tool_use", "tool_call", "invalid_tool_call", "function_call", "server_tool_call"}
+)
+"""Content block types that restate a tool call inside an assistant message's content
+(Anthropic's ``tool_use``, Responses' ``function_call``, LangChain's standard blocks)."""
+
+
+def chat_raw_arguments(wire_calls: Any) -> dict[str, str]:
+    """The argument text the model wrote, by call id, from a provider's OpenAI-chat-style
+    ``tool_calls`` list as a framework keeps it beside its parsed calls (LangChain's
+    ``additional_kwargs["tool_calls"]``).
+
+    Args:
+        wire_calls: ``[{"id": ..., "function": {"arguments": "..."}}, ...]``; entries of
+            another shape (and anything that is not a list) give nothing.
+
+    Returns:
+        Call id -> argument text.
+    """
+    raw: dict[str, str] = {}
+    for entry in wire_calls if isinstance(wire_calls, list) else ():
+        function = entry.get("function") if isinstance(entry, Mapping) else None
+        call_id = entry.get("id") if isinstance(entry, Mapping) else None
+        arguments = function.get("arguments") if isinstance(function, Mapping) else None
+        if isinstance(call_id, str) and isinstance(arguments, str):
+            raw[call_id] = arguments
+    return raw
+
+
+def without_call_blocks(blocks: Sequence[Any], kept_ids: Collection[Any]) -> list[Any]:
+    """An assistant message's content blocks without those that restate a tool call
+    (:data:`CALL_BLOCK_TYPES`) whose id (``id``, else ``call_id``) is not kept: after a form
+    removed calls, no block still shows one.
+
+    Args:
+        blocks: the content blocks (other blocks and non-mappings are kept).
+        kept_ids: the ids of the calls the message keeps.
+
+    Returns:
+        A new list.
+    """
+    return [
+        block
+        for block in blocks
+        if not (
+            isinstance(block, Mapping)
+            and block.get("type") in CALL_BLOCK_TYPES
+            and (block.get("id") or block.get("call_id")) not in kept_ids
+        )
+    ]

@@ -49,11 +49,13 @@ from ._exceptions import exception_text
 from ._forms import DecisionStep, ExchangeResult, find_decision_step, pair_results
 from ._hygiene import SpecialTokens, clean_text, register_special_tokens, remove_special_tokens
 from ._kit import (
+    CALL_BLOCK_TYPES,
     Blocked,
     Failure,
     Layers,
     RunSnapshot,
     TextVerdicts,
+    chat_raw_arguments,
     decision_step_failed,
     declared_safety,
     fail_open,
@@ -67,6 +69,7 @@ from ._kit import (
     restore_objects,
     rewrite_tail,
     weak_origin,
+    without_call_blocks,
 )
 from ._layer import records_of
 from ._ledger import RepeatReport
@@ -96,6 +99,7 @@ from ._wire_chat import openai_chat_to_messages
 from ._wire_responses import responses_to_messages
 
 __all__ = [
+    "CALL_BLOCK_TYPES",
     "CLIENTS",
     "GUIDANCE",
     "GUIDANCE_CHECK_FIRST",
@@ -130,6 +134,7 @@ __all__ = [
     "ToolSafety",
     "anthropic_to_messages",
     "canonical_arguments",
+    "chat_raw_arguments",
     "clean_text",
     "content_text",
     "decide_loop",
@@ -164,4 +169,5 @@ __all__ = [
     "rewrite_tail",
     "safety_from_annotations",
     "weak_origin",
+    "without_call_blocks",
 ]

@@ -28,10 +28,12 @@ from toolerr.adapters import (
     ConversionCache,
     Role,
     TextVerdicts,
+    chat_raw_arguments,
     invalid_call_verdict,
     restore_objects,
     rewrite_tail,
     weak_origin,
+    without_call_blocks,
 )
 from toolerr.adapters import origin_of as origin_of  # the kit's, read where conversions are
 
@@ -45,11 +47,6 @@ _UNKNOWN_TOOL = "unknown"
 """LangChain's own name for an invalid tool call without a name (``_invalid_tool_call_message``)."""
 
 _UNSET: Any = object()
-
-_CALL_BLOCK_TYPES = frozenset(
-    {"tool_use", "tool_call", "invalid_tool_call", "function_call", "server_tool_call"}
-)
-"""Content block types that restate a tool call inside an AIMessage's content."""
 
 INVALID_CALL_VERDICT = invalid_call_verdict(CLIENT)
 """The failed result of a call LangChain marked invalid (``AIMessage.invalid_tool_calls``)."""
@@ -118,24 +115,10 @@ def graph_run() -> object | None:
 # -- LangChain -> neutral --------------------------------------------------------------
 
 
-def _raw_arguments(message: AIMessage) -> dict[str, str]:
-    """The argument text the model wrote, by call id, where the provider kept it
-    (OpenAI-style ``additional_kwargs["tool_calls"]``)."""
-    raw: dict[str, str] = {}
-    entries = message.additional_kwargs.get("tool_calls")
-    for entry in entries if isinstance(entries, list) else ():
-        function = entry.get("function") if isinstance(entry, Mapping) else None
-        call_id = entry.get("id") if isinstance(entry, Mapping) else None
-        arguments = function.get("arguments") if isinstance(function, Mapping) else None
-        if isinstance(call_id, str) and isinstance(arguments, str):
-            raw[call_id] = arguments
-    return raw
-
-
 def _assistant(message: AIMessage, origin: Any) -> Message:
     # A call without id (``"id": None``) is answered by a ToolMessage with ``tool_call_id=""``
     # (it must be a string): that is its id here too, so the two pair.
-    raw = _raw_arguments(message) if message.additional_kwargs else {}
+    raw = chat_raw_arguments(message.additional_kwargs.get("tool_calls")) if message.additional_kwargs else {}
     calls: list[ToolCall] = [
         ToolCall(
             id=call.get("id") or "",
@@ -282,15 +265,7 @@ def _rebuilt_assistant(original: AIMessage, converted: Message, kept: Sequence[T
             additional.pop("tool_calls", None)
         update["additional_kwargs"] = additional
     if isinstance(original.content, list):
-        update["content"] = [
-            block
-            for block in original.content
-            if not (
-                isinstance(block, Mapping)
-                and block.get("type") in _CALL_BLOCK_TYPES
-                and (block.get("id") or block.get("call_id")) not in kept_ids
-            )
-        ]
+        update["content"] = without_call_blocks(original.content, kept_ids)
     return original.model_copy(update=update)
 
 
