@@ -1,9 +1,7 @@
 """LangChain messages <-> the neutral toolerr conversation, and verdicts kept on messages.
 
-Unchanged messages map back to their very LangChain objects; changed ones are copies of
-their originals (ids, metadata and provider fields survive). Conversion is cached by
-message identity (:func:`neutral`): a long run converts each message, and parses the
-verdict kept on it, once.
+Conversion is cached by message identity (:func:`neutral`); unchanged messages map back to
+their very LangChain objects, changed ones to copies of them (ids and metadata survive).
 """
 
 from __future__ import annotations
@@ -53,12 +51,6 @@ INVALID_CALL_VERDICT = invalid_call_verdict(CLIENT)
 
 TEXT_VERDICTS = TextVerdicts()
 """Verdicts :func:`toolerr_langchain.handle_tool_errors` learned, by graph run and result text."""
-
-
-class _Scope:
-    """The run scope of one hook call (held weakly by the layer): no other call sees it."""
-
-    __slots__ = ("__weakref__",)
 
 
 # -- verdicts kept on messages ----------------------------------------------------------

@@ -21,6 +21,7 @@ from langgraph.errors import GraphBubbleUp
 from langgraph.prebuilt.tool_node import ToolInvocationError
 from toolerr import DetectionRecord, Policy, ToolErrorLayer, ToolLoopError
 from toolerr.adapters import (
+    ConversationRun,
     Layers,
     exception_text,
     fail_open,
@@ -32,7 +33,6 @@ from toolerr.adapters import (
 from ._messages import (
     CLIENT,
     TEXT_VERDICTS,
-    _Scope,
     conversation,
     graph_run,
     neutral,
@@ -206,7 +206,9 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
         failed calls at the decoder even when the form removed them from its view
         (abstract + ban)."""
         with fail_open("rewriting the model request", "the messages pass unchanged"):
-            messages, ledger = rewrite_and_ledger(self._layer_for(request.tools), request.messages, _Scope())
+            messages, ledger = rewrite_and_ledger(
+                self._layer_for(request.tools), request.messages, ConversationRun()
+            )
             changes: dict[str, Any] = {} if messages is None else {"messages": messages}
             if (
                 ledger is not None
@@ -248,7 +250,7 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
         """With loop action ``block``/``stop``: the runtime result for a repeat of a failed
         call that must not run (``None``: run it). ``stop`` raises ToolLoopError."""
         call = request.tool_call
-        call_id, scope = call.get("id"), _Scope()
+        call_id, scope = call.get("id"), ConversationRun()  # a run scope of this call alone
 
         def ledger() -> FailureLedger | None:
             messages = _state_messages(request.state)
