@@ -234,17 +234,11 @@ def _rebuilt_assistant(original: AIMessage, converted: Message, kept: Sequence[T
     """``original`` with only the ``kept`` calls (of its neutral form ``converted``): the
     parsed calls, the invalid calls, the provider's raw calls and call content blocks all
     agree, so no result is left without its call or a call without its result."""
-    positions = {id(call): index for index, call in enumerate(converted.tool_calls)}
-    valid_count = len(original.tool_calls)
-    valid, invalid = [], []
-    for call in kept:
-        index = positions.get(id(call))
-        if index is None:
-            continue
-        if index < valid_count:
-            valid.append(original.tool_calls[index])
-        else:
-            invalid.append(original.invalid_tool_calls[index - valid_count])
+    position = {id(call): index for index, call in enumerate(converted.tool_calls)}
+    chosen = [position[id(call)] for call in kept if id(call) in position]
+    count = len(original.tool_calls)  # the parsed calls come first, then the invalid ones
+    valid = [original.tool_calls[index] for index in chosen if index < count]
+    invalid = [original.invalid_tool_calls[index - count] for index in chosen if index >= count]
     kept_ids = {call.get("id") for call in (*valid, *invalid)}
     update: dict[str, Any] = {"tool_calls": valid, "invalid_tool_calls": invalid}
     raw_calls = original.additional_kwargs.get("tool_calls")
