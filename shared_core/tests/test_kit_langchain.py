@@ -5,10 +5,22 @@ decision_step_failed (the core's answer to "can a rewrite change this?")."""
 from __future__ import annotations
 
 import dataclasses
+import gc
 import threading
 
 from toolerr import Message, ToolCall, ToolErrorLayer, Verdict
-from toolerr.adapters import TextVerdicts, decision_step_failed, invalid_call_verdict
+from toolerr.adapters import (
+    CALL_BLOCK_TYPES,
+    TextVerdicts,
+    chat_raw_arguments,
+    decision_step_failed,
+    invalid_call_verdict,
+    origin_of,
+    restore_objects,
+    rewrite_tail,
+    weak_origin,
+    without_call_blocks,
+)
 
 TEXT = "Error: HTTPStatusError: upstream said no"
 TRANSIENT = Verdict(failed=True, kind="transient", rule="http:503", detection="exception")
@@ -108,3 +120,117 @@ def test_decision_step_failed_asks_the_core_for_the_step_and_its_verdicts() -> N
     # only the tail is needed: the same answer as for the whole conversation
     history = [Message(role="user", content="go"), call, failed]
     assert decision_step_failed(layer, history) == decision_step_failed(layer, history[1:])
+
+
+# -- weak_origin, origin_of, rewrite_tail, restore_objects ------------------------------------
+
+
+class _Item:
+    """A framework message stand-in: a role and a text."""
+
+    def __init__(self, role: str, text: str, call: str | None = None, error: bool = False) -> None:
+        self.role, self.text, self.call, self.error = role, text, call, error
+
+
+def _neutral(items: object) -> list[Message]:
+    out = []
+    for item in items:  # type: ignore[attr-defined]
+        if item.role == "assistant":
+            calls = (ToolCall(id=item.call, name="fetch", arguments={}),) if item.call else ()
+            out.append(
+                Message(role="assistant", content=item.text, tool_calls=calls, origin=weak_origin(item))
+            )
+        else:
+            out.append(
+                Message(
+                    role=item.role,
+                    content=item.text,
+                    tool_call_id=item.call,
+                    name="fetch" if item.role == "tool" else None,
+                    is_error=item.error,
+                    origin=weak_origin(item),
+                )
+            )
+    return out
+
+
+def test_weak_origin_is_weak_where_it_can_be() -> None:
+    item = _Item("user", "hi")
+    message = Message(role="user", content="hi", origin=weak_origin(item))
+    assert origin_of(message) is item
+    del item
+    gc.collect()
+    assert origin_of(message) is None
+    plain = Message(role="user", content="hi", origin=weak_origin("text"))  # str takes no weakref
+    assert origin_of(plain) == "text"
+    assert origin_of(Message(role="user", content="hi")) is None
+
+
+def test_rewrite_tail_converts_only_the_tail_when_the_step_did_not_fail() -> None:
+    seen: list[int] = []
+
+    def convert(items: object) -> list[Message]:
+        seen.append(len(items))  # type: ignore[arg-type]
+        return _neutral(items)
+
+    layer = ToolErrorLayer()
+    history = [_Item("user", "go"), _Item("assistant", "", "c1"), _Item("tool", "ok", "c1")]
+    items = [*history, _Item("assistant", "", "c2"), _Item("tool", "sunny", "c2")]
+    assert rewrite_tail(layer, items, lambda item: item.role, convert) is None
+    assert seen == [2]
+    assert rewrite_tail(layer, [_Item("user", "go")], lambda item: item.role, convert) is None
+
+
+def test_rewrite_tail_and_restore_objects_map_back_to_the_originals() -> None:
+    layer = ToolErrorLayer()
+    items = [
+        _Item("user", "go"),
+        _Item("assistant", "", "c1"),
+        _Item("tool", "Error: ConnectionRefusedError: [Errno 111] Connection refused", "c1", error=True),
+    ]
+    rewritten = rewrite_tail(layer, items, lambda item: item.role, _neutral)
+    assert rewritten is not None
+    given, result = rewritten
+    assert len(given) == 3
+    assert result.changed
+
+    def rebuild(message: Message, before: Message | None, origin: object) -> object:
+        return ("rebuilt", message.content, before is not None, origin)
+
+    out = restore_objects(result.messages, given, rebuild)
+    assert out[:3] == items and all(a is b for a, b in zip(out, items, strict=False))
+    assert out[3:] == [("rebuilt", result.messages[3].content, False, None)]  # the note, new
+    changed = dataclasses.replace(given[2], content="changed")  # same origin, new content
+    assert restore_objects([given[0], changed], given, rebuild) == [
+        items[0],
+        ("rebuilt", "changed", True, items[2]),
+    ]
+
+
+# -- chat_raw_arguments, without_call_blocks --------------------------------------------------
+
+
+def test_chat_raw_arguments_reads_the_argument_text_by_call_id() -> None:
+    wire = [
+        {"id": "c1", "type": "function", "function": {"name": "f", "arguments": '{"a": 1'}},
+        {"id": "c2", "function": {"name": "g", "arguments": {"parsed": True}}},  # not text
+        {"function": {"arguments": "{}"}},  # no id
+        "junk",
+    ]
+    assert chat_raw_arguments(wire) == {"c1": '{"a": 1'}
+    assert chat_raw_arguments(None) == {}
+    assert chat_raw_arguments({"id": "c1"}) == {}
+
+
+def test_without_call_blocks_drops_only_the_blocks_of_calls_not_kept() -> None:
+    text = {"type": "text", "text": "Let me look."}
+    blocks = [
+        text,
+        {"type": "tool_use", "id": "c1", "name": "f", "input": {}},
+        {"type": "function_call", "call_id": "c2", "name": "g", "arguments": "{}"},
+        {"type": "tool_call", "id": "c3", "name": "h", "args": {}},
+        "plain text",
+    ]
+    assert without_call_blocks(blocks, {"c1"}) == [text, blocks[1], "plain text"]
+    assert without_call_blocks(blocks, {"c2", "c3"}) == [text, blocks[2], blocks[3], "plain text"]
+    assert "server_tool_call" in CALL_BLOCK_TYPES

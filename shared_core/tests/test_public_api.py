@@ -121,12 +121,14 @@ KIT_NAMES = [
     "CLIENT_HEADER",
     "FORM_HEADER",
     "REPORT_HEADER",
+    "CALL_BLOCK_TYPES",
     "Blocked",
     "Failure",
     "Layers",
     "RunSnapshot",
     "RunTrail",
     "TextVerdicts",
+    "chat_raw_arguments",
     "decision_step_failed",
     "declared_safety",
     "fail_open",
@@ -140,6 +142,11 @@ KIT_NAMES = [
     "plain_failure_of",
     "report_header",
     "wire_report",
+    "origin_of",
+    "restore_objects",
+    "rewrite_tail",
+    "weak_origin",
+    "without_call_blocks",
 ]
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import warnings as _warnings
 from typing import Any as _Any
 
-from . import _kit, adapters
+from . import _gateway, _kit, _kit_convert, _kit_trail, adapters
 from ._ban import StringBan
 from ._classify import inspect_message, inspect_result
 from ._layer import ToolErrorLayer, rewrite
@@ -73,7 +73,10 @@ __all__ = [
     "save_profile",
 ]
 
-_MOVED = frozenset(adapters.__all__) - frozenset(_kit.__all__)  # the kit was never here
+# the kit was never in toolerr: only the names that moved out of it warn
+_MOVED = frozenset(adapters.__all__) - frozenset(
+    (*_kit.__all__, *_kit_trail.__all__, *_kit_convert.__all__, *_gateway.__all__)
+)
 
 
 def __getattr__(name: str) -> _Any:

@@ -13,6 +13,16 @@ from ._detect import normalise_client
 from ._policy import Policy
 from ._wire import WireRewrite
 
+__all__ = [
+    "CLIENT_HEADER",
+    "FORM_HEADER",
+    "REPORT_HEADER",
+    "gateway_policy",
+    "override_policy",
+    "report_header",
+    "wire_report",
+]
+
 REPORT_HEADER = "x-toolerr"
 """The response header a gateway sets on a request toolerr reported on (:func:`report_header`)."""
 FORM_HEADER = "x-toolerr-form"

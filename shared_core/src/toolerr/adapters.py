@@ -47,16 +47,21 @@ from ._canonical import canonical_arguments, exact_arguments
 from ._detect import detect_failure, normalise_client
 from ._exceptions import exception_text
 from ._forms import DecisionStep, ExchangeResult, find_decision_step, pair_results
-from ._hygiene import SpecialTokens, clean_text, register_special_tokens, remove_special_tokens
-from ._kit import (
+from ._gateway import (
     CLIENT_HEADER,
     FORM_HEADER,
     REPORT_HEADER,
+    gateway_policy,
+    override_policy,
+    report_header,
+    wire_report,
+)
+from ._hygiene import SpecialTokens, clean_text, register_special_tokens, remove_special_tokens
+from ._kit import (
     Blocked,
     Failure,
     Layers,
     RunSnapshot,
-    RunTrail,
     TextVerdicts,
     decision_step_failed,
     declared_safety,
@@ -64,14 +69,20 @@ from ._kit import (
     failure_as,
     failure_of,
     framework_verdict,
-    gateway_policy,
     guard_call,
     invalid_call_verdict,
-    override_policy,
     plain_failure_of,
-    report_header,
-    wire_report,
 )
+from ._kit_convert import (
+    CALL_BLOCK_TYPES,
+    chat_raw_arguments,
+    origin_of,
+    restore_objects,
+    rewrite_tail,
+    weak_origin,
+    without_call_blocks,
+)
+from ._kit_trail import RunTrail
 from ._layer import records_of
 from ._ledger import RepeatReport
 from ._loop import LoopDecision, decide_loop
@@ -100,6 +111,7 @@ from ._wire_chat import openai_chat_to_messages
 from ._wire_responses import responses_to_messages
 
 __all__ = [
+    "CALL_BLOCK_TYPES",
     "CLIENTS",
     "CLIENT_HEADER",
     "FORM_HEADER",
@@ -138,6 +150,7 @@ __all__ = [
     "ToolSafety",
     "anthropic_to_messages",
     "canonical_arguments",
+    "chat_raw_arguments",
     "clean_text",
     "content_text",
     "decide_loop",
@@ -158,6 +171,7 @@ __all__ = [
     "invalid_call_verdict",
     "normalise_client",
     "openai_chat_to_messages",
+    "origin_of",
     "override_policy",
     "pair_results",
     "parse_arguments",
@@ -170,6 +184,10 @@ __all__ = [
     "report_header",
     "resolve_forms",
     "responses_to_messages",
+    "restore_objects",
+    "rewrite_tail",
     "safety_from_annotations",
+    "weak_origin",
     "wire_report",
+    "without_call_blocks",
 ]

@@ -1,15 +1,12 @@
 """LangChain messages <-> the neutral toolerr conversation, and verdicts kept on messages.
 
-Unchanged messages map back to their very LangChain objects; changed ones are copies of
-their originals (ids, metadata and provider fields survive). Conversion is cached by
-message identity (:func:`neutral`): a long run converts each message, and parses the
-verdict kept on it, once.
+Conversion is cached by message identity (:func:`neutral`); unchanged messages map back to
+their very LangChain objects, changed ones to copies of them (ids and metadata survive).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -25,7 +22,18 @@ from langchain_core.messages import (
 from langgraph.config import get_config
 from langgraph.runtime import get_runtime
 from toolerr import FailureLedger, Message, ToolCall, ToolErrorLayer, Verdict
-from toolerr.adapters import ConversionCache, Role, TextVerdicts, decision_step_failed, invalid_call_verdict
+from toolerr.adapters import (
+    ConversionCache,
+    Role,
+    TextVerdicts,
+    chat_raw_arguments,
+    invalid_call_verdict,
+    restore_objects,
+    rewrite_tail,
+    weak_origin,
+    without_call_blocks,
+)
+from toolerr.adapters import origin_of as origin_of  # the kit's, read where conversions are
 
 CLIENT = "langchain"
 """The client name toolerr uses for LangChain / LangGraph templates."""
@@ -38,22 +46,11 @@ _UNKNOWN_TOOL = "unknown"
 
 _UNSET: Any = object()
 
-_CALL_BLOCK_TYPES = frozenset(
-    {"tool_use", "tool_call", "invalid_tool_call", "function_call", "server_tool_call"}
-)
-"""Content block types that restate a tool call inside an AIMessage's content."""
-
 INVALID_CALL_VERDICT = invalid_call_verdict(CLIENT)
 """The failed result of a call LangChain marked invalid (``AIMessage.invalid_tool_calls``)."""
 
 TEXT_VERDICTS = TextVerdicts()
 """Verdicts :func:`toolerr_langchain.handle_tool_errors` learned, by graph run and result text."""
-
-
-class _Scope:
-    """The run scope of one hook call (held weakly by the layer): no other call sees it."""
-
-    __slots__ = ("__weakref__",)
 
 
 # -- verdicts kept on messages ----------------------------------------------------------
@@ -110,24 +107,10 @@ def graph_run() -> object | None:
 # -- LangChain -> neutral --------------------------------------------------------------
 
 
-def _raw_arguments(message: AIMessage) -> dict[str, str]:
-    """The argument text the model wrote, by call id, where the provider kept it
-    (OpenAI-style ``additional_kwargs["tool_calls"]``)."""
-    raw: dict[str, str] = {}
-    entries = message.additional_kwargs.get("tool_calls")
-    for entry in entries if isinstance(entries, list) else ():
-        function = entry.get("function") if isinstance(entry, Mapping) else None
-        call_id = entry.get("id") if isinstance(entry, Mapping) else None
-        arguments = function.get("arguments") if isinstance(function, Mapping) else None
-        if isinstance(call_id, str) and isinstance(arguments, str):
-            raw[call_id] = arguments
-    return raw
-
-
 def _assistant(message: AIMessage, origin: Any) -> Message:
     # A call without id (``"id": None``) is answered by a ToolMessage with ``tool_call_id=""``
     # (it must be a string): that is its id here too, so the two pair.
-    raw = _raw_arguments(message) if message.additional_kwargs else {}
+    raw = chat_raw_arguments(message.additional_kwargs.get("tool_calls")) if message.additional_kwargs else {}
     calls: list[ToolCall] = [
         ToolCall(
             id=call.get("id") or "",
@@ -191,18 +174,8 @@ def _convert(message: Any, origin: Any) -> Message:
     return Message(role="system", content=getattr(message, "content", ""), origin=origin)
 
 
-def origin_of(message: Message) -> Any:
-    """The LangChain message a neutral message came from (``None`` for a new one)."""
-    origin = message.origin
-    return origin() if isinstance(origin, weakref.ref) else origin
-
-
 def _weakly(message: Any) -> Message:
-    try:
-        origin: Any = weakref.ref(message)
-    except TypeError:  # not weakly referable: not kept by the cache either
-        origin = message
-    return _convert(message, origin)
+    return _convert(message, weak_origin(message))
 
 
 def _unchanged(message: Any, converted: Message) -> bool:
@@ -261,17 +234,11 @@ def _rebuilt_assistant(original: AIMessage, converted: Message, kept: Sequence[T
     """``original`` with only the ``kept`` calls (of its neutral form ``converted``): the
     parsed calls, the invalid calls, the provider's raw calls and call content blocks all
     agree, so no result is left without its call or a call without its result."""
-    positions = {id(call): index for index, call in enumerate(converted.tool_calls)}
-    valid_count = len(original.tool_calls)
-    valid, invalid = [], []
-    for call in kept:
-        index = positions.get(id(call))
-        if index is None:
-            continue
-        if index < valid_count:
-            valid.append(original.tool_calls[index])
-        else:
-            invalid.append(original.invalid_tool_calls[index - valid_count])
+    position = {id(call): index for index, call in enumerate(converted.tool_calls)}
+    chosen = [position[id(call)] for call in kept if id(call) in position]
+    count = len(original.tool_calls)  # the parsed calls come first, then the invalid ones
+    valid = [original.tool_calls[index] for index in chosen if index < count]
+    invalid = [original.invalid_tool_calls[index - count] for index in chosen if index >= count]
     kept_ids = {call.get("id") for call in (*valid, *invalid)}
     update: dict[str, Any] = {"tool_calls": valid, "invalid_tool_calls": invalid}
     raw_calls = original.additional_kwargs.get("tool_calls")
@@ -284,15 +251,7 @@ def _rebuilt_assistant(original: AIMessage, converted: Message, kept: Sequence[T
             additional.pop("tool_calls", None)
         update["additional_kwargs"] = additional
     if isinstance(original.content, list):
-        update["content"] = [
-            block
-            for block in original.content
-            if not (
-                isinstance(block, Mapping)
-                and block.get("type") in _CALL_BLOCK_TYPES
-                and (block.get("id") or block.get("call_id")) not in kept_ids
-            )
-        ]
+        update["content"] = without_call_blocks(original.content, kept_ids)
     return original.model_copy(update=update)
 
 
@@ -326,24 +285,16 @@ def from_toolerr(messages: Sequence[Message], converted: Sequence[Message]) -> l
     are among them (by identity) become their LangChain originals again; changed ones are
     copies of their originals with the new content or calls; new ones are built.
     """
-    inputs = {id(message): message for message in converted}
-    by_origin = {id(origin_of(message)): message for message in converted if message.origin is not None}
-    out: list[Any] = []
-    for message in messages:
-        if inputs.get(id(message)) is message:
-            out.append(origin_of(message))
-            continue
-        origin = origin_of(message)
-        if isinstance(origin, AIMessage) and message.role == "assistant":
-            original = by_origin.get(id(origin))
-            if original is not None and original.tool_calls != message.tool_calls:
-                out.append(_rebuilt_assistant(origin, original, message.tool_calls))
-                continue
-        if isinstance(origin, BaseMessage):
-            out.append(origin.model_copy(update={"content": message.content}))
-            continue
-        out.append(_new_message(message))
-    return out
+    return restore_objects(messages, converted, _rebuilt)
+
+
+def _rebuilt(message: Message, before: Message | None, origin: Any) -> Any:
+    calls_changed = before is not None and before.tool_calls != message.tool_calls
+    if isinstance(origin, AIMessage) and message.role == "assistant" and calls_changed:
+        return _rebuilt_assistant(origin, before, message.tool_calls)  # type: ignore[arg-type]
+    if isinstance(origin, BaseMessage):
+        return origin.model_copy(update={"content": message.content})
+    return _new_message(message)
 
 
 def rewrite_and_ledger(
@@ -352,18 +303,15 @@ def rewrite_and_ledger(
     """Apply the layer's form to a LangChain message list for one model call: the new list
     (``None`` when nothing changed: the caller keeps its own) and the failed-call ledger
     when the decision step failed (what a decoder should ban, including calls the form
-    removed from the model's view). Raises what conversion raises: callers fail open.
-
-    Only the messages from the last assistant message on are converted until the decision
-    step is known to hold a failure: a step without one costs the same in a long run."""
-    start = len(messages)
-    while start and neutral(messages[start - 1]).role != "assistant":
-        start -= 1
-    tail = conversation(messages[start - 1 :] if start else ())
-    if not decision_step_failed(layer, tail, run=run):
+    removed from the model's view). Raises what conversion raises: callers fail open."""
+    rewritten = rewrite_tail(layer, messages, _role, conversation, run=run)
+    if rewritten is None:
         return None, None
-    converted = conversation(messages[: start - 1]) + tail
-    result = layer.rewrite(converted, run=run)
+    converted, result = rewritten
     if not result.changed:
         return None, result.ledger
     return from_toolerr(result.messages, converted), result.ledger
+
+
+def _role(message: Any) -> str:
+    return neutral(message).role

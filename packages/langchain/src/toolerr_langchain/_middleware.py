@@ -21,6 +21,7 @@ from langgraph.errors import GraphBubbleUp
 from langgraph.prebuilt.tool_node import ToolInvocationError
 from toolerr import DetectionRecord, Policy, ToolErrorLayer, ToolLoopError
 from toolerr.adapters import (
+    ConversationRun,
     Layers,
     exception_text,
     fail_open,
@@ -32,7 +33,6 @@ from toolerr.adapters import (
 from ._messages import (
     CLIENT,
     TEXT_VERDICTS,
-    _Scope,
     conversation,
     graph_run,
     neutral,
@@ -206,7 +206,9 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
         failed calls at the decoder even when the form removed them from its view
         (abstract + ban)."""
         with fail_open("rewriting the model request", "the messages pass unchanged"):
-            messages, ledger = rewrite_and_ledger(self._layer_for(request.tools), request.messages, _Scope())
+            messages, ledger = rewrite_and_ledger(
+                self._layer_for(request.tools), request.messages, ConversationRun()
+            )
             changes: dict[str, Any] = {} if messages is None else {"messages": messages}
             if (
                 ledger is not None
@@ -236,15 +238,19 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
 
     # -- tool calls ------------------------------------------------------------------------
 
-    @staticmethod
-    def _tool_name(request: ToolCallRequest) -> str:
-        return request.tool.name if request.tool is not None else str(request.tool_call.get("name"))
+    def _before(self, request: ToolCallRequest) -> tuple[str | None, ToolMessage | None]:
+        """The tool's name (``None``: not a tool this middleware handles) and, for a
+        repeat of a failed call that must not run, its answer."""
+        name = request.tool.name if request.tool is not None else str(request.tool_call.get("name"))
+        if self._tool_filter is not None and name not in self._tool_filter:
+            return None, None
+        return name, self._blocked(request, name)
 
     def _blocked(self, request: ToolCallRequest, tool_name: str) -> ToolMessage | None:
         """With loop action ``block``/``stop``: the runtime result for a repeat of a failed
         call that must not run (``None``: run it). ``stop`` raises ToolLoopError."""
         call = request.tool_call
-        call_id, scope = call.get("id"), _Scope()
+        call_id, scope = call.get("id"), ConversationRun()  # a run scope of this call alone
 
         def ledger() -> FailureLedger | None:
             messages = _state_messages(request.state)
@@ -260,21 +266,6 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
             return with_verdict(message, blocked.verdict)
         return None
 
-    def _error_result(
-        self, exc: Exception, content: Any, request: ToolCallRequest, tool_name: str
-    ) -> ToolMessage:
-        if content is None:
-            raise exc
-        message = ToolMessage(
-            content=cast("str | list[str | dict[Any, Any]]", content),
-            tool_call_id=request.tool_call.get("id") or "",
-            name=tool_name,
-            status="error",
-        )
-        with fail_open(f"classifying the exception of {tool_name}", "the error result goes out unclassified"):
-            return with_verdict(message, failure_of(self.layer, exc, tool=tool_name).verdict)
-        return message
-
     def _annotated(self, result: Any, tool_name: str) -> Any:
         """An error ``ToolMessage`` that LangChain built (argument validation, unknown
         tool) or an inner middleware returned, with its classification kept; any other
@@ -285,6 +276,27 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
             return with_verdict(result, self.layer.inspect(to_toolerr(result)))
         return result
 
+    def _content(self, exc: Exception, request: ToolCallRequest) -> Any:
+        """What ``on_error`` (else :func:`default_error_content`) makes of an exception."""
+        if self.on_error is not None:
+            return self.on_error(exc, request)
+        if self.aon_error is not None:
+            msg = "ToolErrorMiddleware has no sync `on_error`; "
+            msg += "run async (ainvoke/astream) or provide `on_error`."
+            raise RuntimeError(msg) from exc
+        return default_error_content(exc)
+
+    def _error_result(
+        self, exc: Exception, content: Any, request: ToolCallRequest, tool_name: str
+    ) -> ToolMessage:
+        if content is None:
+            raise exc
+        call_id = request.tool_call.get("id") or ""
+        message = ToolMessage(content=content, tool_call_id=call_id, name=tool_name, status="error")
+        with fail_open(f"classifying the exception of {tool_name}", "the error result goes out unclassified"):
+            return with_verdict(message, failure_of(self.layer, exc, tool=tool_name).verdict)
+        return message
+
     def wrap_tool_call(
         self,
         request: ToolCallRequest,
@@ -292,23 +304,13 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
     ) -> ToolMessage | Command[Any]:
         """Run the tool; turn its exception into a classified error result; with loop
         action ``block``, answer an identical repeat of a failed call without running it."""
-        tool_name = self._tool_name(request)
-        if not self._handles(tool_name):
-            return handler(request)
-        blocked = self._blocked(request, tool_name)
-        if blocked is not None:
-            return blocked
+        tool_name, blocked = self._before(request)
+        if tool_name is None or blocked is not None:
+            return handler(request) if blocked is None else blocked
         with _ToolRaised() as raised:
             return cast("ToolMessage | Command[Any]", self._annotated(handler(request), tool_name))
         exc = cast("Exception", raised.error)
-        if self.on_error is None and self.aon_error is not None:
-            msg = (
-                "ToolErrorMiddleware has no sync `on_error`; "
-                "run async (ainvoke/astream) or provide `on_error`."
-            )
-            raise RuntimeError(msg) from exc
-        content = self.on_error(exc, request) if self.on_error is not None else default_error_content(exc)
-        return self._error_result(exc, content, request, tool_name)
+        return self._error_result(exc, self._content(exc, request), request, tool_name)
 
     async def awrap_tool_call(
         self,
@@ -316,23 +318,16 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
         handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
     ) -> ToolMessage | Command[Any]:
         """Async twin of :meth:`wrap_tool_call` (uses ``aon_error``, else ``on_error``)."""
-        tool_name = self._tool_name(request)
-        if not self._handles(tool_name):
-            return await handler(request)
-        blocked = self._blocked(request, tool_name)
-        if blocked is not None:
-            return blocked
+        tool_name, blocked = self._before(request)
+        if tool_name is None or blocked is not None:
+            return await handler(request) if blocked is None else blocked
         with _ToolRaised() as raised:
             return cast("ToolMessage | Command[Any]", self._annotated(await handler(request), tool_name))
         exc = cast("Exception", raised.error)
-        if self.aon_error is not None:
-            content = await self.aon_error(exc, request)
-        else:
-            content = self.on_error(exc, request) if self.on_error is not None else default_error_content(exc)
+        content = (
+            self._content(exc, request) if self.aon_error is None else await self.aon_error(exc, request)
+        )
         return self._error_result(exc, content, request, tool_name)
-
-    def _handles(self, tool_name: str) -> bool:
-        return self._tool_filter is None or tool_name in self._tool_filter
 
     # -- for custom graphs -----------------------------------------------------------------
 
