@@ -35,7 +35,6 @@ from typing import Any
 
 from ._exceptions import exception_text
 from ._failopen import log_swallowed
-from ._forms import find_decision_step
 from ._hygiene import clean_text
 from ._layer import ToolErrorLayer
 from ._ledger import FailureLedger
@@ -392,8 +391,16 @@ def decision_step_failed(
     the conversation. It needs only the messages from the last assistant message on: an
     adapter that gives just those converts no more of a long run for a step without
     failure (the common case), and the whole conversation only when it holds one."""
-    step = find_decision_step(messages)
-    return step is not None and any(
-        result.duplicate_of is None and layer.inspect(result.message, run=run).failed
-        for result in step.results
-    )
+    start = len(messages)
+    while start and messages[start - 1].role != "assistant":
+        start -= 1
+    if not start:
+        return False  # no assistant message: no decision step
+    seen: set[str | None] = set()
+    for message in messages[start:]:  # its results; a second one for a call id is a duplicate
+        if message.role != "tool" or (message.tool_call_id in seen and message.tool_call_id is not None):
+            continue
+        seen.add(message.tool_call_id)
+        if layer.inspect(message, run=run).failed:
+            return True
+    return False

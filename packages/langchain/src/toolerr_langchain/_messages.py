@@ -314,4 +314,8 @@ def rewrite_and_ledger(
 
 
 def _role(message: Any) -> str:
-    return neutral(message).role
+    """``assistant`` or not, read from the type (no conversion: the tail is converted once)."""
+    if isinstance(message, AIMessage):
+        return "assistant"
+    is_chat = isinstance(message, ChatMessage)
+    return "assistant" if is_chat and _CHAT_ROLES.get(message.role) == "assistant" else "other"
