@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
+from pydantic_ai import Agent
+from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
@@ -94,3 +96,26 @@ def notes_in(messages: Sequence[ModelMessage]) -> list[str]:
             if isinstance(content, str) and NOTE_PREFIX.strip() in content:
                 found.append(content)
     return found
+
+
+def read_file_agent(
+    script: Script, capability: AbstractCapability[Any] | None = None
+) -> tuple[Agent[None, str], list[str]]:
+    """An agent on ``script`` with one tool, ``read_file(path)``: a path under ``/etc/``
+    raises a real ``PermissionError``; the list records every execution."""
+    executed: list[str] = []
+    agent = Agent(script.model, capabilities=[capability] if capability is not None else [])
+
+    @agent.tool_plain
+    def read_file(path: str) -> str:
+        executed.append(path)
+        if path.startswith("/etc/"):
+            raise PermissionError(13, "Permission denied", path)
+        return f"contents of {path}"
+
+    return agent, executed
+
+
+def plan(*paths: str) -> list[Any]:
+    """One model turn per path, each a ``read_file`` call (ids ``c1``, ``c2`` ...)."""
+    return [[("read_file", {"path": p}, f"c{n}")] for n, p in enumerate(paths, 1)]
