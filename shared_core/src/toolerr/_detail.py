@@ -39,7 +39,9 @@ WITHHELD = "details withheld"
 RESULT_PREFIX = "Error: "
 
 _TYPE_SUFFIXES = r"(?:Error|Exception|Exit|Interrupt|Timeout|Warning|Failure|Fault|Cancelled|Canceled)"
-_TEXT_TYPE = re.compile(rf"\A(?:Error: )?\s*(?:[A-Za-z_]\w*\.)*([A-Za-z_]\w{{0,79}}{_TYPE_SUFFIXES})(?::|\s*\Z|\s\()")
+_TEXT_TYPE = re.compile(
+    rf"\A(?:Error: )?\s*(?:[A-Za-z_]\w*\.)*([A-Za-z_]\w{{0,79}}{_TYPE_SUFFIXES})(?::|\s*\Z|\s\()"
+)
 _CODE = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}\Z")
 _FIELD = (
     r"HTTP status \d{3}|status [A-Z][A-Z_]{1,40}|error code -?[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}"

@@ -462,7 +462,8 @@ class ToolErrorLayer:
             return Rewrite(list(messages), False)
         ledger, reports = self.replay(messages, run=run)
         policy = self.policy
-        shown, detailed = messages, set()
+        shown: Sequence[Message] = messages
+        detailed: set[int] = set()
         if policy.error_detail != "full":  # the failed results as the model is to see them
             shown, failed, detailed = shown_results(messages, failed, policy.error_detail)
         deliveries = [
