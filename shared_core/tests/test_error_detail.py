@@ -95,7 +95,9 @@ def test_safe_shows_the_type_the_status_and_the_wait_in_the_result_and_the_note(
 
 def test_safe_reads_errno_and_error_codes_from_the_exception() -> None:
     refused = ConnectionRefusedError(111, f"Connection refused to {WORDS[0]}")
-    out = ToolErrorLayer(error_detail="safe").rewrite(conversation(f"ConnectionRefusedError: {refused}", refused))
+    out = ToolErrorLayer(error_detail="safe").rewrite(
+        conversation(f"ConnectionRefusedError: {refused}", refused)
+    )
     assert out.messages[2].content == "Error: ConnectionRefusedError (errno ECONNREFUSED)"
     limited = RateLimited(f"quota of {WORDS[1]} used up")
     out = ToolErrorLayer(error_detail="safe").rewrite(conversation(f"RateLimited: {limited}", limited))
@@ -157,7 +159,9 @@ def test_an_exception_whose_str_raises_is_still_summarised() -> None:
 @pytest.mark.parametrize("form", ["c3", "c4", "abstract"])
 def test_none_shows_the_guidance_only(form: str) -> None:
     error = PermissionError(13, f"Permission denied: /srv/{WORDS[0]}")
-    out = ToolErrorLayer(error_detail="none", form=form).rewrite(conversation(f"PermissionError: {error}", error))
+    out = ToolErrorLayer(error_detail="none", form=form).rewrite(
+        conversation(f"PermissionError: {error}", error)
+    )
     text = shown(out.messages)
     assert "PermissionError" not in text and WORDS[0] not in text
     last = out.messages[-1].content
@@ -197,7 +201,9 @@ def test_the_kit_writes_the_result_text_under_the_policy() -> None:
 def test_deliver_result_notes_follow_error_detail() -> None:
     error = http_error()
     layer = ToolErrorLayer(error_detail="safe")
-    delivery = layer.deliver_result("fetch", {"url": "u"}, f"HTTPError: {error}", exception=error, call_id="a")
+    delivery = layer.deliver_result(
+        "fetch", {"url": "u"}, f"HTTPError: {error}", exception=error, call_id="a"
+    )
     assert delivery.note is not None and WORDS[0] not in delivery.note
     assert "HTTPError (HTTP status 503, Retry-After 7 seconds)" in delivery.note
 
