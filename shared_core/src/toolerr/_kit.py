@@ -418,23 +418,29 @@ def decision_step_failed(
 # -- what the model is shown of a failure (``error_detail``) -----------------------------------
 
 
-def shown_failure(layer: ToolErrorLayer, error: BaseException, verdict: Verdict | None = None) -> str:
-    """The failed result's text for a tool's exception under the policy's
-    ``error_detail``: ``Error: {Type}: {message}`` for ``full`` (:func:`exception_text`),
-    ``Error: {Type} (HTTP status 503, ...)`` for ``safe`` and ``Error: details withheld``
-    for ``none`` (:mod:`toolerr._detail`). :func:`failure_of`, :func:`plain_failure_of` and
+def shown_failure(
+    layer: ToolErrorLayer, error: BaseException | None, verdict: Verdict | None = None, *, text: str = ""
+) -> str:
+    """The failed result's text under the policy's ``error_detail``, for a tool's exception
+    (``error``) or for an error text the tool returned (``error=None`` and ``text``):
+    ``full`` gives ``Error: {Type}: {message}`` (:func:`exception_text`) or ``text``,
+    ``safe`` ``Error: {Type} (HTTP status 503, ...)`` and ``none`` ``Error: details
+    withheld`` (:mod:`toolerr._detail`). :func:`failure_of`, :func:`plain_failure_of` and
     :func:`failure_as` give this text for ``safe`` and ``none``; an adapter that writes its
-    own text for ``full`` calls this for the other two.
+    own text for ``full``, or shows a result the tool wrote, calls this for the other two.
 
     Args:
         layer: The adapter's layer (its policy decides).
-        error: The exception the tool raised.
-        verdict: Its verdict, when classified already (its status and Retry-After).
+        error: The exception the tool raised, or ``None``.
+        verdict: The failure's verdict, when classified already (its status, rule and
+            Retry-After).
+        text: The error text the tool returned (a ``Type: message`` start gives the type).
 
     Returns:
         The text the model is shown, capped at ``max_error_chars``.
     """
     detail = layer.policy.error_detail
+    cap = layer.policy.max_error_chars
     if detail == "full":
-        return clean_text(f"Error: {exception_text(error)}", layer.policy.max_error_chars)
-    return clean_text(detail_result(detail, verdict, error), layer.policy.max_error_chars)
+        return clean_text(f"Error: {exception_text(error)}" if error is not None else text, cap)
+    return clean_text(detail_result(detail, verdict, error, text), cap)
