@@ -225,3 +225,16 @@ def test_a_loop_note_restates_no_message() -> None:
     # an earlier step's result is shown as the history keeps it (toolerr's adapters wrote
     # it safe already when the tool raised): the rewrite acts on the decision step
     assert out.messages[2] is messages[2]
+
+
+@pytest.mark.parametrize("detail", ["safe", "none"])
+def test_a_result_that_holds_its_summary_and_the_c1_guidance_is_left_as_it_is(detail: str) -> None:
+    """C1 written into the history by a tool-time placement (the Agents SDK's failure
+    function): the rewrite changes nothing, and the record says so."""
+    error = PermissionError(13, f"denied {WORDS[0]}")
+    layer = ToolErrorLayer(error_detail=detail, form="c1")  # type: ignore[arg-type]
+    text = f"{failure_of(layer, error).text}\n{UNRECOVERABLE}"
+    given = conversation(text)
+    out = layer.rewrite(given)
+    assert out.messages[2] is given[2] and not out.changed
+    assert [r.changed for r in out.records] == [False]

@@ -196,7 +196,7 @@ def shown_results(
         message = result.message
         text = content_text(message.content)
         shown = result_text(detail, verdict, message.exception, text)
-        if shown_summary(text) is not None and (detail != "none" or shown == text):
+        if shown_summary(text) is not None and (detail != "none" or shown == strip_c1_suffix(text).strip()):
             pairs.append((result, verdict))
             continue
         content: Any = shown if not isinstance(message.content, list) else [{"type": "text", "text": shown}]
