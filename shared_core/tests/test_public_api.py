@@ -147,6 +147,7 @@ KIT_NAMES = [
     "rewrite_tail",
     "weak_origin",
     "without_call_blocks",
+    "shown_failure",
 ]
 
 

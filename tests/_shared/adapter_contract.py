@@ -674,6 +674,69 @@ class AdapterContract:
         assert secret not in repr(record.to_dict())
         assert all(secret not in r.getMessage() and secret not in (r.exc_text or "") for r in caplog.records)
 
+    # -- 11. error_detail: what the model is shown of a failure -----------------------------
+
+    @pytest.mark.parametrize("form", ["c3", "c1", "abstract"])
+    def test_error_detail_safe_shows_type_status_and_guidance_only(self, form: str) -> None:
+        """``error_detail="safe"``: a real 503 (``urllib.error.HTTPError`` with
+        ``Retry-After: 7``) whose message holds words the model must not read. The model is
+        shown the exception type, the HTTP status, the wait and the guidance, in the note
+        and in the failed result, and none of the message's words; as the core renders it."""
+        city, exception = "Paris", _http_error(503, f"upstream {_WORDS[0]} {_WORDS[1]} is down")
+        records: list[DetectionRecord] = []
+        t = self.drive([[city], "done"], {city: exception}, records=records, form=form, error_detail="safe")
+        assert t.error is None, t.error
+        summary = "HTTPError (HTTP status 503, Retry-After 7 seconds)"
+        guidance = (
+            "This is a temporary failure. Retrying the same call after 7 seconds is expected to succeed."
+        )
+        call, result = ("call", TOOL, {"city": city}), ("tool", f"Error: {summary}")
+        written = {
+            "c3": [("user", ASK), call, result, ("user", note(f'city="{city}"', summary, guidance))],
+            "c1": [("user", ASK), call, ("tool", f"Error: {summary}\n{guidance}")],
+        }
+        if form in written:
+            assert t.seen[1] == written[form]
+        else:  # abstract: the summary is the diagnosis
+            (last,) = t.seen[1][1:]
+            assert last[1].endswith(f"failed with a transient error. Diagnosis: {summary}\n\n{guidance}")
+        assert t.seen[1] == self.rendered([[city]], {city: exception}, form=form, error_detail="safe")
+        assert not any(word in str(part) for word in _WORDS for entry in t.seen[1] for part in entry)
+        assert [(r.kind, r.verdict.status) for r in records] == [("transient", 503)]
+
+    @pytest.mark.parametrize("form", ["c3", "c4"])
+    def test_error_detail_none_shows_the_guidance_only(self, form: str) -> None:
+        """``error_detail="none"``: the model is shown that the call failed and the
+        guidance, not even the exception type."""
+        city = "Oslo"
+        exception = PermissionError(13, f"Permission denied: /srv/{_WORDS[0]}/{_WORDS[1]}")
+        t = self.drive([[city], "done"], {city: exception}, form=form, error_detail="none")
+        assert t.error is None, t.error
+        guidance = CASES["unrecoverable"][3]
+        assert guidance is not None
+        runtime_note = ("user", note(f'city="{city}"', "details withheld", guidance))
+        call, result = ("call", TOOL, {"city": city}), ("tool", "Error: details withheld")
+        assert t.seen[1] == (
+            [("user", ASK), call, result, runtime_note] if form == "c3" else [("user", ASK), runtime_note]
+        )
+        assert t.seen[1] == self.rendered([[city]], {city: exception}, form=form, error_detail="none")
+        shown = repr(t.seen[1])
+        assert "PermissionError" not in shown and not any(word in shown for word in _WORDS)
+
+
+_WORDS = ("zebra-quartz", "vault-7731")
+"""Words of an error message that ``error_detail`` "safe" and "none" never show the model."""
+
+
+def _http_error(status: int, message: str, retry_after: str = "7") -> BaseException:
+    """A real ``urllib.error.HTTPError`` as ``urlopen`` raises it (no body kept)."""
+    import email.message
+    import urllib.error
+
+    headers = email.message.Message()
+    headers["Retry-After"] = retry_after
+    return urllib.error.HTTPError("https://api.example.test/v1/weather", status, message, headers, None)
+
 
 def _warnings(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
     return [r for r in caplog.records if r.name == "toolerr" and r.levelno >= logging.WARNING]

@@ -29,6 +29,7 @@ def test_all() -> None:
         "default_error_content",
         "from_toolerr",
         "handle_tool_errors",
+        "retry_on",
         "rewrite_messages",
         "to_toolerr",
         "verdict_of",

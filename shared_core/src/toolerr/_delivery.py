@@ -3,6 +3,7 @@ the guidance, the runtime note, the abstract description or the loop note)."""
 
 from __future__ import annotations
 
+from ._detail import note_error
 from ._forms import Delivery, ExchangeResult
 from ._ledger import FailureLedger, RepeatReport
 from ._loop import ToolLoopError, decide_loop
@@ -38,6 +39,10 @@ def delivery_for(
     if guidance is None:
         return Delivery(result, verdict, kind, None, None, None, form)
     error = result_text(result.message.content)
+    if policy.error_detail != "full":  # the type and safe fields, or nothing (``_detail``)
+        error = note_error(policy.error_detail, error, verdict, result.message.exception)
+        if policy.error_detail == "none" and form == "abstract":
+            error = ""  # the abstract form then gives no diagnosis
     if form == "abstract":
         note = render_abstract(
             result.name,

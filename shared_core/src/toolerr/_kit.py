@@ -33,6 +33,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from types import TracebackType
 from typing import Any
 
+from ._detail import result_text as detail_result
 from ._exceptions import exception_text
 from ._failopen import log_swallowed
 from ._hygiene import clean_text
@@ -58,6 +59,7 @@ __all__ = [
     "guard_call",
     "invalid_call_verdict",
     "plain_failure_of",
+    "shown_failure",
 ]
 
 
@@ -128,6 +130,8 @@ def failure_of(layer: ToolErrorLayer, error: BaseException, *, tool: str | None 
     Raises what classification raises: call it inside :class:`fail_open`."""
     text = exception_text(error)
     verdict = layer.inspect_exception(error, text=text, tool=tool)
+    if layer.policy.error_detail != "full":
+        return Failure(shown_failure(layer, error, verdict), verdict)
     return Failure(clean_text(text, layer.policy.max_error_chars), verdict)
 
 
@@ -138,6 +142,8 @@ def plain_failure_of(layer: ToolErrorLayer, error: BaseException, *, tool: str |
     later model call without the exception object, still see one. Capped with the prefix."""
     text = exception_text(error)
     verdict = layer.inspect_exception(error, text=text, tool=tool)
+    if layer.policy.error_detail != "full":
+        return Failure(shown_failure(layer, error, verdict), verdict)
     if not layer.inspect(Message(role="tool", content=text, client=layer.policy.client)).failed:
         text = f"Error: {text}"
     return Failure(clean_text(text, layer.policy.max_error_chars), verdict)
@@ -150,7 +156,10 @@ def failure_as(layer: ToolErrorLayer, error: BaseException, text: str, *, tool: 
     result would, as the server's error text does) and the verdict is classified once,
     from the object and that text. Raises what classification raises: call it inside
     :class:`fail_open`."""
-    return Failure(text, layer.inspect_exception(error, text=text, tool=tool))
+    verdict = layer.inspect_exception(error, text=text, tool=tool)
+    if layer.policy.error_detail != "full":
+        return Failure(shown_failure(layer, error, verdict), verdict)
+    return Failure(text, verdict)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -404,3 +413,34 @@ def decision_step_failed(
         if layer.inspect(message, run=run).failed:
             return True
     return False
+
+
+# -- what the model is shown of a failure (``error_detail``) -----------------------------------
+
+
+def shown_failure(
+    layer: ToolErrorLayer, error: BaseException | None, verdict: Verdict | None = None, *, text: str = ""
+) -> str:
+    """The failed result's text under the policy's ``error_detail``, for a tool's exception
+    (``error``) or for an error text the tool returned (``error=None`` and ``text``):
+    ``full`` gives ``Error: {Type}: {message}`` (:func:`exception_text`) or ``text``,
+    ``safe`` ``Error: {Type} (HTTP status 503, ...)`` and ``none`` ``Error: details
+    withheld`` (:mod:`toolerr._detail`). :func:`failure_of`, :func:`plain_failure_of` and
+    :func:`failure_as` give this text for ``safe`` and ``none``; an adapter that writes its
+    own text for ``full``, or shows a result the tool wrote, calls this for the other two.
+
+    Args:
+        layer: The adapter's layer (its policy decides).
+        error: The exception the tool raised, or ``None``.
+        verdict: The failure's verdict, when classified already (its status, rule and
+            Retry-After).
+        text: The error text the tool returned (a ``Type: message`` start gives the type).
+
+    Returns:
+        The text the model is shown, capped at ``max_error_chars``.
+    """
+    detail = layer.policy.error_detail
+    cap = layer.policy.max_error_chars
+    if detail == "full":
+        return clean_text(f"Error: {exception_text(error)}" if error is not None else text, cap)
+    return clean_text(detail_result(detail, verdict, error, text), cap)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._classify import inspect_message, inspect_result
 from ._delivery import delivery_for
+from ._detail import shown_results
 from ._exceptions import exception_text
 from ._forms import (
     Delivery,
@@ -460,11 +461,16 @@ class ToolErrorLayer:
         if not failed:
             return Rewrite(list(messages), False)
         ledger, reports = self.replay(messages, run=run)
+        policy = self.policy
+        shown: Sequence[Message] = messages
+        detailed: set[int] = set()
+        if policy.error_detail != "full":  # the failed results as the model is to see them
+            shown, failed, detailed = shown_results(messages, failed, policy.error_detail)
         deliveries = [
             self._delivery(result, verdict, ledger, reports.get(result.index)) for result, verdict in failed
         ]
-        policy = self.policy
-        out, changed = apply_form(messages, step, deliveries, policy.form_for(None))
+        out, changed = apply_form(shown, step, deliveries, policy.form_for(None))
+        changed |= detailed
         records = tuple(
             emit_record(
                 d,

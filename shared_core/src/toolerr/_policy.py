@@ -9,6 +9,7 @@ from dataclasses import InitVar, dataclass, field
 from types import MappingProxyType
 from typing import Any, TypeAlias, TypedDict, get_args
 
+from ._detail import ErrorDetail, check_error_detail
 from ._hygiene import DEFAULT_MAX_ERROR_CHARS
 from ._names import describe_forms
 from ._profile_file import load_profile, looks_like_profile_path
@@ -47,6 +48,7 @@ class PolicyOptions(TypedDict, total=False):
     loop_action: LoopAction
     tool_safety: Mapping[str, ToolSafety]
     max_error_chars: int
+    error_detail: ErrorDetail
 
 
 POLICY_OPTIONS: tuple[str, ...] = tuple(PolicyOptions.__annotations__)
@@ -71,6 +73,10 @@ class Policy:
     ``read_only``, ``idempotent`` or ``unsafe``; a transient failure with an unknown
     outcome is only called safe to retry on a read-only or idempotent tool.
     ``max_error_chars``: cap on error text restated in a note.
+    ``error_detail``: how much of a failure the model is shown, in the note and in the
+    failed result toolerr writes or shows: ``full`` (default: the error text), ``safe``
+    (the exception type and the safe structured fields: HTTP status, error code, errno,
+    Retry-After; none of the message's words) or ``none`` (the guidance alone).
     """
 
     form: FormSpec = DEFAULT_FORM
@@ -80,6 +86,7 @@ class Policy:
     max_error_chars: int = DEFAULT_MAX_ERROR_CHARS
     client: str = "generic"
     profile: InitVar[ProfileSpec | None] = None
+    error_detail: ErrorDetail = "full"
 
     def __post_init__(self, profile: ProfileSpec | None) -> None:
         forms = resolve_forms(self.form if profile is None else profile)
@@ -99,6 +106,7 @@ class Policy:
                     f"tool_safety[{tool!r}] = {value!r}; expected read_only, idempotent or unsafe"
                 )
         object.__setattr__(self, "tool_safety", MappingProxyType(safety))
+        check_error_detail(self.error_detail)
 
     def form_for(self, kind: Kind | None) -> Form:
         """The form delivered for a failure of ``kind`` (the effective kind: a transient

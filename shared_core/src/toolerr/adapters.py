@@ -72,6 +72,7 @@ from ._kit import (
     guard_call,
     invalid_call_verdict,
     plain_failure_of,
+    shown_failure,
 )
 from ._kit_convert import (
     CALL_BLOCK_TYPES,
@@ -187,6 +188,7 @@ __all__ = [
     "restore_objects",
     "rewrite_tail",
     "safety_from_annotations",
+    "shown_failure",
     "weak_origin",
     "wire_report",
     "without_call_blocks",

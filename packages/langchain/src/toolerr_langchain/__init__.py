@@ -9,6 +9,7 @@
 
 from ._messages import METADATA_KEY, from_toolerr, to_toolerr, verdict_of
 from ._middleware import ToolErrorMiddleware, default_error_content, handle_tool_errors, rewrite_messages
+from ._retry import retry_on
 
 __all__ = [
     "METADATA_KEY",
@@ -16,6 +17,7 @@ __all__ = [
     "default_error_content",
     "from_toolerr",
     "handle_tool_errors",
+    "retry_on",
     "rewrite_messages",
     "to_toolerr",
     "verdict_of",

@@ -28,6 +28,7 @@ from toolerr.adapters import (
     failure_of,
     guard_call,
     safety_from_annotations,
+    shown_failure,
 )
 
 from ._messages import (
@@ -146,8 +147,9 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
     (``c3`` default, ``c0``-``c4``, ``abstract``), ``retry_budget``, ``loop_action``
     (``note``, ``block``, ``stop``), ``tool_safety`` (tool name -> ``read_only``,
     ``idempotent`` or ``unsafe``; MCP hints found in a tool's ``metadata`` are used too)
-    and ``max_error_chars``. ``on_record`` receives every :class:`toolerr.DetectionRecord`;
-    they are also logged on logger ``toolerr``.
+    ``max_error_chars`` and ``error_detail`` (``full``, ``safe``: the result and the note
+    show the exception type and safe fields only, ``none``). ``on_record`` receives every
+    :class:`toolerr.DetectionRecord`; they are also logged on logger ``toolerr``.
 
     Each failed result keeps its classification in ``response_metadata["toolerr"]``
     (read it with :func:`toolerr_langchain.verdict_of`). The form is applied to the
@@ -286,6 +288,8 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
             msg = "ToolErrorMiddleware has no sync `on_error`; "
             msg += "run async (ainvoke/astream) or provide `on_error`."
             raise RuntimeError(msg) from exc
+        if self.layer.policy.error_detail != "full":  # the type and safe fields, or nothing
+            return shown_failure(self.layer, exc)
         return default_error_content(exc)
 
     def _error_result(

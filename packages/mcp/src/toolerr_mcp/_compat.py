@@ -131,11 +131,15 @@ def result_with(
     append: Sequence[Any] = (),
     failed: bool | None = None,
     meta: Mapping[str, Any] | None = None,
+    content: Sequence[Any] | None = None,
 ) -> types.CallToolResult:
-    """A copy of ``result`` with blocks appended, the error flag set and ``_meta`` keys
-    merged in. Everything else (other content, structured content, extra fields) is kept."""
+    """A copy of ``result`` with blocks appended (to ``content`` when given, which replaces
+    the result's own), the error flag set and ``_meta`` keys merged in. Everything else
+    (structured content, extra fields) is kept."""
     update: dict[str, Any] = {}
-    if append:
+    if content is not None:
+        update["content"] = [*content, *append]
+    elif append:
         update["content"] = [*result.content, *append]
     if failed is not None:
         update[_IS_ERROR] = failed

@@ -32,7 +32,7 @@ from typing import Any
 import anyio
 from pydantic import ValidationError
 from toolerr import DetectionRecord, Policy, ToolErrorLayer, Verdict
-from toolerr.adapters import fail_open, failure_as, guard_call, safety_from_annotations
+from toolerr.adapters import fail_open, failure_as, guard_call, safety_from_annotations, shown_failure
 
 from . import _compat
 from ._convert import describe_exception, evidence, neutral_content
@@ -232,11 +232,17 @@ class CallRecovery:
             "annotating a failed tool result", "it passes unchanged (toolerr could not annotate it)"
         ):
             append = [_compat.text_block(delivery.suffix)] if delivery.changed and delivery.suffix else []
+            shown = None
+            if layer.policy.error_detail != "full" and exception is None:  # the server's words
+                text = shown_failure(layer, None, delivery.verdict, text=delivery.text)
+                shown = [_compat.text_block(text)]
             # The error flag is set for every failure with evidence beyond the text; a result the
             # server flagged as a success keeps its flag when the text alone says nothing certain.
             flagged = bool(flag) or exception is not None or delivery.kind in _ACTIONABLE
             meta = {META_KEY: delivery.to_dict()}
-            return _compat.result_with(result, append=append, failed=True if flagged else None, meta=meta)
+            return _compat.result_with(
+                result, append=append, failed=True if flagged else None, meta=meta, content=shown
+            )
         return result
 
 

@@ -11,9 +11,10 @@
 from __future__ import annotations
 
 import inspect
+import logging
 from collections.abc import Callable
 from contextlib import suppress
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 from agents import Agent, AgentsException, FunctionTool, RunConfig, get_current_trace
 from agents.run_config import CallModelData, ModelInputData, ToolErrorFormatterArgs
@@ -42,6 +43,11 @@ __all__ = ["ToolErrorRecovery"]
 _Target = TypeVar("_Target", Agent[Any], FunctionTool)
 _OWNER = "__toolerr_recovery__"
 _CLASSIFYING = "classifying a tool exception"
+logger = logging.getLogger("toolerr")
+
+SDK_ERROR_DETAIL: Literal["none"] = "none"
+"""The adapter's ``error_detail`` when neither a ``policy`` nor ``error_detail`` is given:
+the SDK's own default failure text shows the model nothing of the exception."""
 
 
 class _RunStopped(ToolLoopError, AgentsException):
@@ -65,7 +71,16 @@ class ToolErrorRecovery:
         policy: a ready :class:`toolerr.Policy` (``options`` override its fields).
         on_record: receives every :class:`toolerr.DetectionRecord`.
         **options: toolerr's policy options (``form`` ``c3`` by default,
-            ``retry_budget``, ``loop_action``, ``tool_safety``, ``max_error_chars``).
+            ``retry_budget``, ``loop_action``, ``tool_safety``, ``max_error_chars``,
+            ``error_detail``).
+
+    What the model is shown of a tool's exception follows the SDK's own default, which
+    hides the exception from the model (its ``default_tool_error_function``): without
+    ``policy`` and ``error_detail``, ``error_detail`` is ``"none"`` here (the result reads
+    ``Error: details withheld`` and the note gives the guidance alone). Ask for more with
+    ``error_detail="safe"`` (the exception type and the HTTP status, error code, errno,
+    Retry-After) or ``error_detail="full"`` (``Type: message``, as before); a ``policy`` you
+    pass keeps its own ``error_detail``.
 
     One object serves any number of agents and concurrent runs: the verdicts of failures
     it produced are remembered in the run's own scope (by call id and result text), the
@@ -80,6 +95,13 @@ class ToolErrorRecovery:
         on_record: Callable[[DetectionRecord], None] | None = None,
         **options: Unpack[PolicyOptions],
     ) -> None:
+        if policy is None and options.get("error_detail") is None:
+            options["error_detail"] = SDK_ERROR_DETAIL
+            logger.debug(
+                "toolerr: error_detail=%r, as the Agents SDK hides exception text from the model; "
+                "pass error_detail='safe' or 'full' to show more",
+                SDK_ERROR_DETAIL,
+            )
         self.layer = ToolErrorLayer(policy, on_record=on_record, client=CLIENT, **options)
         self.tool_input_guardrail: ToolInputGuardrail[Any] = ToolInputGuardrail(
             guardrail_function=self._guard, name="toolerr_repeat_guard"
