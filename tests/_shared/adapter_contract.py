@@ -51,6 +51,11 @@ TOOL = "get_weather"
 ASK = "What is the weather?"
 NOTE_PREFIX = "Note from the tool runtime: "
 BLOCKED_PREFIX = "Error: this call was not executed."
+RESEND_BLOCKED = (
+    "Error: this call was not executed. The same call failed just before with an unknown outcome "
+    "and may already have taken effect; check whether it did before sending it again."
+)
+"""The idempotency guard's answer (DELIVERY.md section 5), byte-exact."""
 FORMS = ("c0", "c1", "c2", "c3", "c4", "abstract")
 
 
@@ -673,6 +678,45 @@ class AdapterContract:
             assert "postgresql://app:[redacted]@db:5432/x" in notes[0][1]
         assert secret not in repr(record.to_dict())
         assert all(secret not in r.getMessage() and secret not in (r.exc_text or "") for r in caplog.records)
+
+    # -- 11. the idempotency guard -----------------------------------------------------------
+
+    def test_an_identical_resend_after_an_unknown_outcome_is_not_executed(self) -> None:
+        """A read timeout (the call may have taken effect) of a tool not declared safe:
+        the identical resend is not executed, whatever the loop action, and the model
+        reads that it must check whether the first call took effect."""
+        city = "Paris"
+        for action in ("note", "block"):
+            t = self.drive([[city], [city], "done"], {city: TimeoutError("timed out")}, loop_action=action)
+            assert t.error is None, t.error
+            assert t.executed == [city]
+            results = [entry for entry in t.seen[2] if entry[0] == "tool"]
+            assert [e for e in t.seen[2] if e[0] == "call"] == [("call", TOOL, {"city": city})] * 2
+            assert results[-1] == ("tool", RESEND_BLOCKED)
+
+    @pytest.mark.parametrize("safety", ["idempotent", "read_only"])
+    def test_a_resend_to_a_tool_declared_safe_runs(self, safety: str) -> None:
+        city = "Paris"
+        t = self.drive(
+            [[city], [city], "done"], {city: TimeoutError("timed out")}, tool_safety={TOOL: safety}
+        )
+        assert t.error is None, t.error
+        assert t.executed == [city, city]
+
+    def test_a_different_call_in_between_lifts_the_guard(self) -> None:
+        city = "Paris"
+        t = self.drive([[city], ["Oslo"], [city], "done"], {city: TimeoutError("timed out")})
+        assert t.error is None, t.error
+        assert t.executed == [city, "Oslo", city]
+
+    def test_the_guard_is_off_with_idempotency_guard_false(self) -> None:
+        city = "Paris"
+        t = self.drive(
+            [[city], [city], "done"], {city: TimeoutError("timed out")}, idempotency_guard=False
+        )
+        assert t.error is None, t.error
+        assert t.executed == [city, city]
+        assert ("tool", RESEND_BLOCKED) not in t.seen[2]
 
 
 def _warnings(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:

@@ -250,7 +250,9 @@ def test_loop_action_block_does_not_execute_an_identical_repeat() -> None:
 def test_loop_action_block_lets_transient_retries_run() -> None:
     call = {"url": "https://api.example.com/slow"}
     script = [ai(tool_call("fetch", f"c{i}", **call)) for i in range(3)] + ["done"]
-    run(script, [ToolErrorMiddleware(loop_action="block")])
+    # fetch times out (an unknown outcome): declared read-only, the idempotency guard lets
+    # its identical retries run (an undeclared tool's resend is answered, not executed)
+    run(script, [ToolErrorMiddleware(loop_action="block", tool_safety={"fetch": "read_only"})])
     assert [("fetch", call)] * 3 == EXECUTED
 
 

@@ -177,8 +177,9 @@ def guard_call(
     shown: Callable[[str], Any] | None = None,
 ) -> Blocked | None:
     """Before a tool call runs: ``None`` to run it, or the :class:`Blocked` answer that
-    replaces it (loop action ``block``). Raises :class:`~toolerr.ToolLoopError` for loop
-    action ``stop``; with loop action ``note`` nothing is checked.
+    replaces it (loop action ``block``, or the idempotency guard: an identical resend of
+    a call whose outcome is unknown). Raises :class:`~toolerr.ToolLoopError` for loop
+    action ``stop``; with loop action ``note`` and the guard off nothing is checked.
 
     The run's earlier calls come from ``ledger`` (or a function that builds it: it is only
     called when there is something to check), else ``messages`` (the conversation so far),
@@ -187,7 +188,7 @@ def guard_call(
     the model another content for it (a JSON payload), for ``shown(text)`` too. Fails open:
     an internal error lets the call run (logged).
     """
-    if layer.policy.loop_action == "note":
+    if not layer.policy.checks_calls:
         return None
     with fail_open(f"checking a call to {name!r} for repeats", "the call runs"):
         given = ledger() if callable(ledger) else ledger

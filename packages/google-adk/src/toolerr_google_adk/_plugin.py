@@ -113,7 +113,7 @@ class ToolErrorPlugin(BasePlugin):
                 return None
             scope = _scope(callback_context)
             conversation = to_conversation(contents, _session_ids(callback_context, scope), scope)
-            if self.policy.loop_action != "note":
+            if self.policy.checks_calls:
                 snapshot = RunSnapshot(self.layer, conversation.messages)
                 self._snapshot.set((_run_key(callback_context), snapshot))
             result = self.layer.rewrite(conversation.messages)

@@ -249,7 +249,7 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
     def _blocked(self, request: ToolCallRequest, tool_name: str) -> ToolMessage | None:
         """With loop action ``block``/``stop``: the runtime result for a repeat of a failed
         call that must not run (``None``: run it). ``stop`` raises ToolLoopError."""
-        if self.layer.policy.loop_action == "note":
+        if not self.layer.policy.checks_calls:
             return None  # nothing is blocked: no closure, no run scope, no call
         call = request.tool_call
         call_id, scope = call.get("id"), ConversationRun()  # a run scope of this call alone

@@ -138,7 +138,7 @@ class ToolErrors(AbstractCapability[Any]):
         handler: WrapToolExecuteHandler,
     ) -> Any:
         layer, run = self._scope(ctx)
-        if layer.policy.loop_action != "note":
+        if layer.policy.checks_calls:
             neutral, snapshot = call_of(call), self._snapshot
             blocked = guard_call(
                 layer,
