@@ -711,9 +711,7 @@ class AdapterContract:
 
     def test_the_guard_is_off_with_idempotency_guard_false(self) -> None:
         city = "Paris"
-        t = self.drive(
-            [[city], [city], "done"], {city: TimeoutError("timed out")}, idempotency_guard=False
-        )
+        t = self.drive([[city], [city], "done"], {city: TimeoutError("timed out")}, idempotency_guard=False)
         assert t.error is None, t.error
         assert t.executed == [city, city]
         assert ("tool", RESEND_BLOCKED) not in t.seen[2]
