@@ -147,6 +147,9 @@ KIT_NAMES = [
     "rewrite_tail",
     "weak_origin",
     "without_call_blocks",
+    "acall_with_retries",
+    "call_with_retries",
+    "hidden_retries_of",
 ]
 
 

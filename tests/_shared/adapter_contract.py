@@ -32,8 +32,10 @@ core's own rendering: ``ToolErrorLayer(form=...).rewrite`` of the same conversat
 from __future__ import annotations
 
 import asyncio
+import email.message
 import logging
 import threading
+import urllib.error
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -56,6 +58,17 @@ RESEND_BLOCKED = (
     "and may already have taken effect; check whether it did before sending it again."
 )
 """The idempotency guard's answer (DELIVERY.md section 5), byte-exact."""
+
+
+def http_error(status: int, reason: str, retry_after: str | None = None) -> urllib.error.HTTPError:
+    """The real error urllib raises for an HTTP status from a server on 127.0.0.1 (a 503 or
+    a 429: the request was turned away, not executed)."""
+    headers = email.message.Message()
+    if retry_after is not None:
+        headers["Retry-After"] = retry_after
+    return urllib.error.HTTPError("http://127.0.0.1:8080/weather", status, reason, headers, None)
+
+
 FORMS = ("c0", "c1", "c2", "c3", "c4", "abstract")
 
 
@@ -94,7 +107,9 @@ class Transcript:
     def execute(self, city: str) -> str:
         """The body of the tool: record the execution, raise the planned exception."""
         self.executed.append(city)
-        failure = self.failures.get(city)
+        failure: Any = self.failures.get(city)
+        if isinstance(failure, list):  # one exception per attempt, then successes
+            failure = failure.pop(0) if failure else None
         if failure is not None:
             raise failure
         return answer(city)
@@ -715,6 +730,85 @@ class AdapterContract:
         assert t.error is None, t.error
         assert t.executed == [city, city]
         assert ("tool", RESEND_BLOCKED) not in t.seen[2]
+
+    # -- 12. hidden retries (auto_retry) -------------------------------------------------------
+
+    @pytest.fixture
+    def waits(self, monkeypatch: pytest.MonkeyPatch) -> list[float]:
+        """The waits of the kit's hidden retries, recorded instead of slept."""
+        import toolerr._kit_retry as kit_retry
+
+        waits: list[float] = []
+
+        async def asleep(seconds: float) -> None:
+            waits.append(seconds)
+
+        monkeypatch.setattr(kit_retry, "_sleep", waits.append)
+        monkeypatch.setattr(kit_retry, "_asleep", asleep)
+        return waits
+
+    def test_auto_retry_reruns_a_turned_away_call_before_the_model_sees_it(self, waits: list[float]) -> None:
+        """A 503 twice, then a success: with auto_retry=2 the tool runs three times and the
+        model sees the success only; no failure is recorded."""
+        city = "Paris"
+        failures = {city: [http_error(503, "Service Unavailable"), http_error(503, "Service Unavailable")]}
+        records: list[DetectionRecord] = []
+        t = self.drive([[city], "done"], failures, records=records, auto_retry=2)
+        assert t.error is None, t.error
+        assert t.executed == [city] * 3
+        assert t.seen[1] == [("user", ASK), ("call", TOOL, {"city": city}), ("tool", answer(city))]
+        assert records == []
+        assert len(waits) == 2 and all(0 < wait <= 1 for wait in waits)
+
+    def test_auto_retry_honours_retry_after_up_to_max_wait(self, waits: list[float]) -> None:
+        city = "Paris"
+        t = self.drive([[city], "done"], {city: [http_error(429, "Too Many Requests", "2")]}, auto_retry=1)
+        assert (t.error, t.executed, waits) == (None, [city, city], [2.0])
+        error = http_error(429, "Too Many Requests", "60")  # longer than max_wait: the model sees it
+        t = self.drive([[city], "done"], {city: [error]}, auto_retry=1, max_wait=30)
+        assert (t.error, t.executed, waits) == (None, [city], [2.0])
+        assert ("tool", self.shown_error(error)) in t.seen[1]
+
+    def test_auto_retry_leaves_a_read_timeout_of_an_undeclared_tool_to_the_model(
+        self, waits: list[float]
+    ) -> None:
+        city, error = "Paris", TimeoutError("timed out")
+        t = self.drive([[city], "done"], {city: [error]}, auto_retry=2)
+        assert t.error is None, t.error
+        assert (t.executed, waits) == ([city], [])
+        assert ("tool", self.shown_error(error)) in t.seen[1]
+
+    def test_auto_retry_reruns_a_read_timeout_of_a_declared_tool(self, waits: list[float]) -> None:
+        city = "Paris"
+        t = self.drive(
+            [[city], "done"],
+            {city: [TimeoutError("timed out")]},
+            auto_retry=2,
+            tool_safety={TOOL: "read_only"},
+        )
+        assert t.error is None, t.error
+        assert t.executed == [city, city]
+        assert t.seen[1][-1] == ("tool", answer(city))
+
+    @pytest.mark.parametrize("kind", ["fixable", "unrecoverable", "ambiguous"])
+    def test_auto_retry_never_reruns_a_permanent_failure(self, kind: str, waits: list[float]) -> None:
+        city, exception, _, _ = CASES[kind]
+        t = self.drive([[city], "done"], {city: exception}, auto_retry=3)
+        assert t.error is None, t.error
+        assert (t.executed, waits) == ([city], [])
+
+    def test_the_record_counts_the_hidden_retries(self, waits: list[float]) -> None:
+        """Three 503s with auto_retry=2: the model sees the third; its record counts two
+        hidden retries."""
+        city = "Paris"
+        errors = [http_error(503, "Service Unavailable") for _ in range(3)]
+        records: list[DetectionRecord] = []
+        t = self.drive([[city], "done"], {city: list(errors)}, records=records, auto_retry=2)
+        assert t.error is None, t.error
+        assert t.executed == [city] * 3
+        assert ("tool", self.shown_error(errors[-1])) in t.seen[1]
+        [record] = records
+        assert (record.kind, record.hidden_retries, record.to_dict()["hidden_retries"]) == ("transient", 2, 2)
 
 
 def _warnings(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:

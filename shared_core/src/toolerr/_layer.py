@@ -25,6 +25,7 @@ from ._forms import (
     find_decision_step,
 )
 from ._idempotency import resend_decision
+from ._kit_retry import hidden_retries_of
 from ._ledger import FailureLedger, RepeatReport
 from ._loop import ALLOW, LoopDecision, ToolLoopError, blocked_verdict, decide_loop
 from ._policy import FormSpec, Policy, PolicyOptions
@@ -181,9 +182,11 @@ class ToolErrorLayer:
             The verdict (``failed`` is always true).
         """
         content = text if text is not None else exception_text(exception)
-        return inspect_result(
+        verdict = inspect_result(
             content, is_error=True, exception=exception, client=self.policy.client, tool=tool
         )
+        hidden = hidden_retries_of(exception)  # auto_retry re-ran the call before it
+        return dataclasses.replace(verdict, hidden_retries=hidden) if hidden else verdict
 
     # -- ledger -----------------------------------------------------------------
 

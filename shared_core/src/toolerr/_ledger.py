@@ -461,7 +461,7 @@ class FailureLedger:
             entry.family = family
             entry.step = self._step
             entry.call_id = call_id
-            entry.count += 1
+            entry.count += 1 + max(verdict.hidden_retries, 0)  # auto_retry's hidden attempts count
             if counted is not None:
                 self._count_family(name, counted, entry.frozen(exact))
             counts = entry.kind != "transient" or entry.count > self.retry_budget

@@ -17,7 +17,7 @@ from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.tool_context import ToolContext
 from toolerr import DetectionRecord, FailureLedger, Policy, ToolErrorLayer
-from toolerr.adapters import RunSnapshot, fail_open, failure_of, guard_call
+from toolerr.adapters import RunSnapshot, acall_with_retries, fail_open, failure_of, guard_call
 
 from ._convert import CLIENT, to_conversation
 
@@ -95,6 +95,20 @@ class ToolErrorPlugin(BasePlugin):
         (ADK re-raises)."""
         if not isinstance(error, Exception) or type(tool) is BaseTool:  # BaseTool: an unknown name
             return None
+        if self.policy.auto_retry:  # hidden retries of a turned-away call: the plugin re-runs it
+            failed = [error]
+
+            async def attempt() -> Any:
+                if failed:
+                    raise failed.pop()  # the attempt ADK made
+                return await tool.run_async(args=tool_args, tool_context=tool_context)
+
+            try:
+                value = await acall_with_retries(self.layer, tool.name, attempt)
+            except Exception as last:  # noqa: BLE001 - the tool's: delivered below
+                error = last
+            else:
+                return value if isinstance(value, dict) else {"result": value}  # as ADK shapes it
         with fail_open("classifying a tool exception", "ADK handles it as usual"):
             failure = failure_of(self.layer, error, tool=tool.name)
             self.layer.remember(_call_key(tool_context), failure.verdict, content=failure.text)

@@ -23,6 +23,8 @@ from toolerr import DetectionRecord, Policy, ToolErrorLayer, ToolLoopError
 from toolerr.adapters import (
     ConversationRun,
     Layers,
+    acall_with_retries,
+    call_with_retries,
     exception_text,
     fail_open,
     failure_of,
@@ -99,6 +101,10 @@ class _ToolRaised:
         if isinstance(error, Exception) and not isinstance(error, (GraphBubbleUp, ToolLoopError)):
             self.error = None if is_invalid_resume(error) else error
         return self.error is not None
+
+
+_NOT_RETRIED = (GraphBubbleUp, ToolInvocationError)
+"""LangGraph's own signals (an interrupt, invalid arguments): never re-run hidden."""
 
 
 def _tool_safety(tool: Any) -> ToolSafety | None:
@@ -260,13 +266,18 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
                 return None  # nothing to repeat: no need to replay the conversation
             return self.layer.replay(conversation(messages, neutral), run=scope)[0]
 
-        blocked = guard_call(self.layer, tool_name, call.get("args", {}), call_id, ledger=ledger, run=scope)
+        layer = self._tool_layer(request)  # the tool's declared safety: the idempotency guard
+        blocked = guard_call(layer, tool_name, call.get("args", {}), call_id, ledger=ledger, run=scope)
         if blocked is None:
             return None
         with fail_open(f"answering a blocked repeat of {tool_name}", "the call runs"):
             message = ToolMessage(blocked.text, tool_call_id=call_id or "", name=tool_name, status="error")
             return with_verdict(message, blocked.verdict)
         return None
+
+    def _tool_layer(self, request: ToolCallRequest) -> ToolErrorLayer:
+        """The layer with the safety the request's tool declares in its metadata."""
+        return self._layer_for([request.tool]) if request.tool is not None else self.layer
 
     def _annotated(self, result: Any, tool_name: str) -> Any:
         """An error ``ToolMessage`` that LangChain built (argument validation, unknown
@@ -310,7 +321,13 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
         if tool_name is None or blocked is not None:
             return handler(request) if blocked is None else blocked
         with _ToolRaised() as raised:
-            return cast("ToolMessage | Command[Any]", self._annotated(handler(request), tool_name))
+            if self.layer.policy.auto_retry:  # hidden retries of a turned-away call
+                result = call_with_retries(
+                    self._tool_layer(request), tool_name, lambda: handler(request), never=_NOT_RETRIED
+                )
+            else:
+                result = handler(request)
+            return cast("ToolMessage | Command[Any]", self._annotated(result, tool_name))
         exc = cast("Exception", raised.error)
         return self._error_result(exc, self._content(exc, request), request, tool_name)
 
@@ -324,7 +341,14 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
         if tool_name is None or blocked is not None:
             return await handler(request) if blocked is None else blocked
         with _ToolRaised() as raised:
-            return cast("ToolMessage | Command[Any]", self._annotated(await handler(request), tool_name))
+            if self.layer.policy.auto_retry:  # hidden retries of a turned-away call
+                layer = self._tool_layer(request)
+                result = await acall_with_retries(
+                    layer, tool_name, lambda: handler(request), never=_NOT_RETRIED
+                )
+            else:
+                result = await handler(request)
+            return cast("ToolMessage | Command[Any]", self._annotated(result, tool_name))
         exc = cast("Exception", raised.error)
         content = (
             self._content(exc, request) if self.aon_error is None else await self.aon_error(exc, request)
