@@ -535,3 +535,44 @@ async def test_a_resend_of_a_timed_out_read_only_tool_is_sent(session: Recoverin
     await session.call_tool("slow", {"seconds": 30}, read_timeout_seconds=0.3)
     await session.call_tool("slow", {"seconds": 30}, read_timeout_seconds=0.3)
     assert (await stats(session))["slow"] == 2
+
+
+# -- hidden retries (auto_retry) --------------------------------------------------------------
+
+
+@pytest.fixture
+def waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    import toolerr._kit_retry as kit_retry
+
+    waits: list[float] = []
+
+    async def asleep(seconds: float) -> None:
+        waits.append(seconds)
+
+    monkeypatch.setattr(kit_retry, "_asleep", asleep)
+    return waits
+
+
+async def test_auto_retry_reruns_a_timed_out_read_only_call_and_counts_it(waits: list[float]) -> None:
+    """slow (annotated read-only) times out: with auto_retry=1 the session sends it again
+    before the client sees anything; it times out again, and the result counts the hidden
+    retry. charge (a write) is sent once."""
+    async with servers.connect(servers.make_server()) as inner:
+        session = RecoveringSession(inner, auto_retry=1)
+        await session.list_tools()
+        result = await session.call_tool("slow", {"seconds": 30}, read_timeout_seconds=0.3)
+        assert compat.is_error(result)
+        assert meta(result)["hidden_retries"] == 1
+        assert (await stats(session))["slow"] == 2
+        assert len(waits) == 1
+        charged = await session.call_tool("charge", {"amount": 5, "seconds": 30}, read_timeout_seconds=0.3)
+        assert "hidden_retries" not in meta(charged)
+        assert (await stats(session))["charge"] == 1
+        assert len(waits) == 1
+
+
+async def test_auto_retry_zero_sends_once(session: RecoveringSession, waits: list[float]) -> None:
+    result = await session.call_tool("slow", {"seconds": 30}, read_timeout_seconds=0.3)
+    assert "hidden_retries" not in meta(result)
+    assert (await stats(session))["slow"] == 1
+    assert waits == []
