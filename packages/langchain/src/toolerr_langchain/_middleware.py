@@ -133,6 +133,15 @@ def _called_before(messages: Sequence[Any], tool_name: str, call_id: str | None)
     return False
 
 
+def _failed_before(messages: Sequence[Any], tool_name: str) -> bool:
+    """Whether the conversation holds an error result of ``tool_name`` (the idempotency
+    guard can only answer a resend of a failed call)."""
+    return any(
+        isinstance(message, ToolMessage) and message.status == "error" and message.name in (tool_name, None)
+        for message in messages
+    )
+
+
 class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, ResponseT]):
     """Detect, classify and re-deliver failed tool calls in a ``create_agent`` run.
 
@@ -260,10 +269,14 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
         call = request.tool_call
         call_id, scope = call.get("id"), ConversationRun()  # a run scope of this call alone
 
+        guard_only = self.layer.policy.loop_action == "note"  # only the idempotency guard answers
+
         def ledger() -> FailureLedger | None:
             messages = _state_messages(request.state)
             if not _called_before(messages, tool_name, call_id):
                 return None  # nothing to repeat: no need to replay the conversation
+            if guard_only and not _failed_before(messages, tool_name):
+                return None  # no failed result of the tool: nothing for the guard
             return self.layer.replay(conversation(messages, neutral), run=scope)[0]
 
         layer = self._tool_layer(request)  # the tool's declared safety: the idempotency guard
