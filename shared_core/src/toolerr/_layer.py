@@ -227,6 +227,8 @@ class ToolErrorLayer:
         run: object | None = None,
     ) -> LoopDecision:
         """Before executing a call: is it a loop, and what does the policy do about it?
+        Also the idempotency guard (``_idempotency``): an identical resend of a call whose
+        outcome is unknown, to a tool not declared safe, is ``block`` whatever the loop action.
 
         Give the conversation so far (``messages``), a ledger the adapter keeps, or neither:
         then the ledger that :meth:`deliver_result` keeps for run scope ``run`` is used.
