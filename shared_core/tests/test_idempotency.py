@@ -154,3 +154,21 @@ def test_guard_call_answers_the_resend_and_a_second_resend_too() -> None:
 def test_policy_rejects_a_guard_that_is_not_a_bool() -> None:
     with pytest.raises(ValueError, match="idempotency_guard"):
         Policy(idempotency_guard="yes")  # type: ignore[arg-type]
+
+
+def test_guard_call_on_a_snapshot_replays_only_when_the_latest_result_is_of_unknown_outcome() -> None:
+    """Loop action note: only the guard can answer, so a snapshot's ledger is built only when
+    the conversation's latest result is a failure of unknown outcome of the tool."""
+    from toolerr.adapters import RunSnapshot
+
+    layer = ToolErrorLayer()
+    snapshot = RunSnapshot(layer, _timed_out(), run=object())
+    blocked = guard_call(layer, "transfer_money", dict(PAY), "c2", ledger=snapshot.ledger, run=snapshot.run)
+    assert blocked is not None and blocked.text == RESEND
+    for messages in (
+        _timed_out(_exchange("c2", "get_balance", {"account": "bob"}, None)),
+        [Message("user", "pay"), *_exchange("c1", "transfer_money", PAY, PermissionError(13, "denied"))],
+    ):
+        snapshot = RunSnapshot(layer, messages, run=object())
+        assert guard_call(layer, "transfer_money", dict(PAY), "c3", ledger=snapshot.ledger) is None
+        assert snapshot._ledger is None  # not replayed

@@ -31,7 +31,7 @@ import logging
 import threading
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from types import TracebackType
-from typing import Any
+from typing import Any, cast
 
 from ._exceptions import exception_text
 from ._failopen import log_swallowed
@@ -191,6 +191,10 @@ def guard_call(
     if not layer.policy.checks_calls:
         return None
     with fail_open(f"checking a call to {name!r} for repeats", "the call runs"):
+        snapshot = getattr(ledger, "__self__", None)
+        guard_only = layer.policy.loop_action == "note" and isinstance(snapshot, RunSnapshot)
+        if guard_only and not cast("RunSnapshot", snapshot).latest_is_unknown_outcome(name):
+            return None  # only the idempotency guard could answer, and it cannot: no replay
         given = ledger() if callable(ledger) else ledger
         if given is None and ledger is not None:
             return None  # no conversation yet: nothing to repeat
@@ -225,6 +229,18 @@ class RunSnapshot:
         self.run = run
         self._ledger: FailureLedger | None = None
         self._lock = threading.Lock()
+
+    def latest_is_unknown_outcome(self, name: str) -> bool:
+        """Whether the conversation's latest tool result is a failure of ``name`` (or of an
+        unnamed tool) whose outcome is unknown: the only case the idempotency guard answers
+        (the latest result is the latest call the ledger records). Cheap: one result is
+        classified, nothing replayed."""
+        for message in reversed(self.messages):
+            if message.role == "tool":
+                if message.name not in (name, None):
+                    return False
+                return self.layer.inspect(message, run=self.run).outcome == "unknown_outcome"
+        return False
 
     def ledger(self) -> FailureLedger:
         """The failed-call ledger of the conversation (built once)."""

@@ -133,15 +133,6 @@ def _called_before(messages: Sequence[Any], tool_name: str, call_id: str | None)
     return False
 
 
-def _failed_before(messages: Sequence[Any], tool_name: str) -> bool:
-    """Whether the conversation holds an error result of ``tool_name`` (the idempotency
-    guard can only answer a resend of a failed call)."""
-    return any(
-        isinstance(message, ToolMessage) and message.status == "error" and message.name in (tool_name, None)
-        for message in messages
-    )
-
-
 class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, ResponseT]):
     """Detect, classify and re-deliver failed tool calls in a ``create_agent`` run.
 
@@ -275,8 +266,8 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
             messages = _state_messages(request.state)
             if not _called_before(messages, tool_name, call_id):
                 return None  # nothing to repeat: no need to replay the conversation
-            if guard_only and not _failed_before(messages, tool_name):
-                return None  # no failed result of the tool: nothing for the guard
+            if guard_only and not self._unknown_outcome_last(messages, tool_name):
+                return None  # the latest result is no unknown outcome of the tool: nothing to guard
             return self.layer.replay(conversation(messages, neutral), run=scope)[0]
 
         layer = self._tool_layer(request)  # the tool's declared safety: the idempotency guard
@@ -287,6 +278,19 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
             message = ToolMessage(blocked.text, tool_call_id=call_id or "", name=tool_name, status="error")
             return with_verdict(message, blocked.verdict)
         return None
+
+    def _unknown_outcome_last(self, messages: Sequence[Any], tool_name: str) -> bool:
+        """Whether the conversation's latest tool result is a failure of ``tool_name`` whose
+        outcome is unknown: the only case the idempotency guard answers (the latest result
+        is the latest call the ledger records; the results of this step are not in the
+        state yet). Cheap: no replay."""
+        for message in reversed(messages):
+            if isinstance(message, ToolMessage):
+                if message.status != "error" or message.name not in (tool_name, None):
+                    return False
+                verdict = verdict_of(message) or self.layer.inspect(to_toolerr(message))
+                return verdict.outcome == "unknown_outcome"
+        return False
 
     def _tool_layer(self, request: ToolCallRequest) -> ToolErrorLayer:
         """The layer with the safety the request's tool declares in its metadata."""
