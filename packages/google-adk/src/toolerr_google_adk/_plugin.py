@@ -144,7 +144,11 @@ class ToolErrorPlugin(BasePlugin):
 
         def ledger() -> FailureLedger | None:
             kept = self._snapshot.get()
-            return kept[1].ledger() if kept is not None and kept[0] == _run_key(tool_context) else None
+            if kept is None or kept[0] != _run_key(tool_context):
+                return None
+            if self.policy.loop_action == "note" and not kept[1].latest_is_unknown_outcome(tool.name):
+                return None  # only the idempotency guard could answer, and it cannot: no replay
+            return kept[1].ledger()
 
         # The answer's payload {"error": text} reads back as text: its verdict is remembered.
         blocked = guard_call(self.layer, tool.name, dict(tool_args), _call_key(tool_context), ledger=ledger)
