@@ -257,17 +257,17 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
         call that must not run (``None``: run it). ``stop`` raises ToolLoopError."""
         if not self.layer.policy.checks_calls:
             return None  # nothing is blocked: no closure, no run scope, no call
+        if self.layer.policy.loop_action == "note":  # only the idempotency guard can answer
+            with fail_open(f"checking a call to {tool_name!r} for repeats", "the call runs"):
+                if not self._unknown_outcome_last(_state_messages(request.state), tool_name):
+                    return None  # the latest result is no unknown outcome of the tool
         call = request.tool_call
         call_id, scope = call.get("id"), ConversationRun()  # a run scope of this call alone
-
-        guard_only = self.layer.policy.loop_action == "note"  # only the idempotency guard answers
 
         def ledger() -> FailureLedger | None:
             messages = _state_messages(request.state)
             if not _called_before(messages, tool_name, call_id):
                 return None  # nothing to repeat: no need to replay the conversation
-            if guard_only and not self._unknown_outcome_last(messages, tool_name):
-                return None  # the latest result is no unknown outcome of the tool: nothing to guard
             return self.layer.replay(conversation(messages, neutral), run=scope)[0]
 
         layer = self._tool_layer(request)  # the tool's declared safety: the idempotency guard
