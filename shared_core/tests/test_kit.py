@@ -119,8 +119,8 @@ def test_failure_of_caps_and_cleans_the_shown_text() -> None:
 # -- guard_call ------------------------------------------------------------------------
 
 
-def test_guard_call_with_loop_action_note_checks_nothing() -> None:
-    layer = ToolErrorLayer()
+def test_guard_call_with_loop_action_note_and_no_idempotency_guard_checks_nothing() -> None:
+    layer = ToolErrorLayer(idempotency_guard=False)
     calls: list[int] = []
 
     def ledger() -> Any:

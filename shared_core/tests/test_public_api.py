@@ -148,6 +148,9 @@ KIT_NAMES = [
     "weak_origin",
     "without_call_blocks",
     "shown_failure",
+    "acall_with_retries",
+    "call_with_retries",
+    "hidden_retries_of",
 ]
 
 

@@ -244,6 +244,9 @@ def test_policy_options_are_typed_once() -> None:
         "tool_safety",
         "max_error_chars",
         "error_detail",
+        "idempotency_guard",
+        "auto_retry",
+        "max_wait",
     }
     options: PolicyOptions = {"form": "c1", "loop_action": "block"}
     layer = ToolErrorLayer(Policy(retry_budget=1), **options)

@@ -32,8 +32,10 @@ core's own rendering: ``ToolErrorLayer(form=...).rewrite`` of the same conversat
 from __future__ import annotations
 
 import asyncio
+import email.message
 import logging
 import threading
+import urllib.error
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -51,6 +53,22 @@ TOOL = "get_weather"
 ASK = "What is the weather?"
 NOTE_PREFIX = "Note from the tool runtime: "
 BLOCKED_PREFIX = "Error: this call was not executed."
+RESEND_BLOCKED = (
+    "Error: this call was not executed. The same call failed just before with an unknown outcome "
+    "and may already have taken effect; check whether it did before sending it again."
+)
+"""The idempotency guard's answer (DELIVERY.md section 5), byte-exact."""
+
+
+def http_error(status: int, reason: str, retry_after: str | None = None) -> urllib.error.HTTPError:
+    """The real error urllib raises for an HTTP status from a server on 127.0.0.1 (a 503 or
+    a 429: the request was turned away, not executed)."""
+    headers = email.message.Message()
+    if retry_after is not None:
+        headers["Retry-After"] = retry_after
+    return urllib.error.HTTPError("http://127.0.0.1:8080/weather", status, reason, headers, None)
+
+
 FORMS = ("c0", "c1", "c2", "c3", "c4", "abstract")
 
 
@@ -89,7 +107,9 @@ class Transcript:
     def execute(self, city: str) -> str:
         """The body of the tool: record the execution, raise the planned exception."""
         self.executed.append(city)
-        failure = self.failures.get(city)
+        failure: Any = self.failures.get(city)
+        if isinstance(failure, list):  # one exception per attempt, then successes
+            failure = failure.pop(0) if failure else None
         if failure is not None:
             raise failure
         return answer(city)
@@ -682,7 +702,7 @@ class AdapterContract:
         ``Retry-After: 7``) whose message holds words the model must not read. The model is
         shown the exception type, the HTTP status, the wait and the guidance, in the note
         and in the failed result, and none of the message's words; as the core renders it."""
-        city, exception = "Paris", _http_error(503, f"upstream {_WORDS[0]} {_WORDS[1]} is down")
+        city, exception = "Paris", http_error(503, f"upstream {_WORDS[0]} {_WORDS[1]} is down", "7")
         records: list[DetectionRecord] = []
         t = self.drive([[city], "done"], {city: exception}, records=records, form=form, error_detail="safe")
         assert t.error is None, t.error
@@ -723,19 +743,125 @@ class AdapterContract:
         shown = repr(t.seen[1])
         assert "PermissionError" not in shown and not any(word in shown for word in _WORDS)
 
+    # -- 12. the idempotency guard -----------------------------------------------------------
+
+    def test_an_identical_resend_after_an_unknown_outcome_is_not_executed(self) -> None:
+        """A read timeout (the call may have taken effect) of a tool not declared safe:
+        the identical resend is not executed, whatever the loop action, and the model
+        reads that it must check whether the first call took effect."""
+        city = "Paris"
+        for action in ("note", "block"):
+            t = self.drive([[city], [city], "done"], {city: TimeoutError("timed out")}, loop_action=action)
+            assert t.error is None, t.error
+            assert t.executed == [city]
+            results = [entry for entry in t.seen[2] if entry[0] == "tool"]
+            assert [e for e in t.seen[2] if e[0] == "call"] == [("call", TOOL, {"city": city})] * 2
+            assert results[-1] == ("tool", RESEND_BLOCKED)
+
+    @pytest.mark.parametrize("safety", ["idempotent", "read_only"])
+    def test_a_resend_to_a_tool_declared_safe_runs(self, safety: str) -> None:
+        city = "Paris"
+        t = self.drive(
+            [[city], [city], "done"], {city: TimeoutError("timed out")}, tool_safety={TOOL: safety}
+        )
+        assert t.error is None, t.error
+        assert t.executed == [city, city]
+
+    def test_a_different_call_in_between_lifts_the_guard(self) -> None:
+        city = "Paris"
+        t = self.drive([[city], ["Oslo"], [city], "done"], {city: TimeoutError("timed out")})
+        assert t.error is None, t.error
+        assert t.executed == [city, "Oslo", city]
+
+    def test_the_guard_is_off_with_idempotency_guard_false(self) -> None:
+        city = "Paris"
+        t = self.drive([[city], [city], "done"], {city: TimeoutError("timed out")}, idempotency_guard=False)
+        assert t.error is None, t.error
+        assert t.executed == [city, city]
+        assert ("tool", RESEND_BLOCKED) not in t.seen[2]
+
+    # -- 13. hidden retries (auto_retry) -------------------------------------------------------
+
+    @pytest.fixture
+    def waits(self, monkeypatch: pytest.MonkeyPatch) -> list[float]:
+        """The waits of the kit's hidden retries, recorded instead of slept."""
+        import toolerr._kit_retry as kit_retry
+
+        waits: list[float] = []
+
+        async def asleep(seconds: float) -> None:
+            waits.append(seconds)
+
+        monkeypatch.setattr(kit_retry, "_sleep", waits.append)
+        monkeypatch.setattr(kit_retry, "_asleep", asleep)
+        return waits
+
+    def test_auto_retry_reruns_a_turned_away_call_before_the_model_sees_it(self, waits: list[float]) -> None:
+        """A 503 twice, then a success: with auto_retry=2 the tool runs three times and the
+        model sees the success only; no failure is recorded."""
+        city = "Paris"
+        failures = {city: [http_error(503, "Service Unavailable"), http_error(503, "Service Unavailable")]}
+        records: list[DetectionRecord] = []
+        t = self.drive([[city], "done"], failures, records=records, auto_retry=2)
+        assert t.error is None, t.error
+        assert t.executed == [city] * 3
+        assert t.seen[1] == [("user", ASK), ("call", TOOL, {"city": city}), ("tool", answer(city))]
+        assert records == []
+        assert len(waits) == 2 and all(0 < wait <= 1 for wait in waits)
+
+    def test_auto_retry_honours_retry_after_up_to_max_wait(self, waits: list[float]) -> None:
+        city = "Paris"
+        t = self.drive([[city], "done"], {city: [http_error(429, "Too Many Requests", "2")]}, auto_retry=1)
+        assert (t.error, t.executed, waits) == (None, [city, city], [2.0])
+        error = http_error(429, "Too Many Requests", "60")  # longer than max_wait: the model sees it
+        t = self.drive([[city], "done"], {city: [error]}, auto_retry=1, max_wait=30)
+        assert (t.error, t.executed, waits) == (None, [city], [2.0])
+        assert ("tool", self.shown_error(error)) in t.seen[1]
+
+    def test_auto_retry_leaves_a_read_timeout_of_an_undeclared_tool_to_the_model(
+        self, waits: list[float]
+    ) -> None:
+        city, error = "Paris", TimeoutError("timed out")
+        t = self.drive([[city], "done"], {city: [error]}, auto_retry=2)
+        assert t.error is None, t.error
+        assert (t.executed, waits) == ([city], [])
+        assert ("tool", self.shown_error(error)) in t.seen[1]
+
+    def test_auto_retry_reruns_a_read_timeout_of_a_declared_tool(self, waits: list[float]) -> None:
+        city = "Paris"
+        t = self.drive(
+            [[city], "done"],
+            {city: [TimeoutError("timed out")]},
+            auto_retry=2,
+            tool_safety={TOOL: "read_only"},
+        )
+        assert t.error is None, t.error
+        assert t.executed == [city, city]
+        assert t.seen[1][-1] == ("tool", answer(city))
+
+    @pytest.mark.parametrize("kind", ["fixable", "unrecoverable", "ambiguous"])
+    def test_auto_retry_never_reruns_a_permanent_failure(self, kind: str, waits: list[float]) -> None:
+        city, exception, _, _ = CASES[kind]
+        t = self.drive([[city], "done"], {city: exception}, auto_retry=3)
+        assert t.error is None, t.error
+        assert (t.executed, waits) == ([city], [])
+
+    def test_the_record_counts_the_hidden_retries(self, waits: list[float]) -> None:
+        """Three 503s with auto_retry=2: the model sees the third; its record counts two
+        hidden retries."""
+        city = "Paris"
+        errors = [http_error(503, "Service Unavailable") for _ in range(3)]
+        records: list[DetectionRecord] = []
+        t = self.drive([[city], "done"], {city: list(errors)}, records=records, auto_retry=2)
+        assert t.error is None, t.error
+        assert t.executed == [city] * 3
+        assert ("tool", self.shown_error(errors[-1])) in t.seen[1]
+        [record] = records
+        assert (record.kind, record.hidden_retries, record.to_dict()["hidden_retries"]) == ("transient", 2, 2)
+
 
 _WORDS = ("zebra-quartz", "vault-7731")
 """Words of an error message that ``error_detail`` "safe" and "none" never show the model."""
-
-
-def _http_error(status: int, message: str, retry_after: str = "7") -> BaseException:
-    """A real ``urllib.error.HTTPError`` as ``urlopen`` raises it (no body kept)."""
-    import email.message
-    import urllib.error
-
-    headers = email.message.Message()
-    headers["Retry-After"] = retry_after
-    return urllib.error.HTTPError("https://api.example.test/v1/weather", status, message, headers, None)
 
 
 def _warnings(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:

@@ -250,7 +250,9 @@ def test_loop_action_block_does_not_execute_an_identical_repeat() -> None:
 def test_loop_action_block_lets_transient_retries_run() -> None:
     call = {"url": "https://api.example.com/slow"}
     script = [ai(tool_call("fetch", f"c{i}", **call)) for i in range(3)] + ["done"]
-    run(script, [ToolErrorMiddleware(loop_action="block")])
+    # fetch times out (an unknown outcome): declared read-only, the idempotency guard lets
+    # its identical retries run (an undeclared tool's resend is answered, not executed)
+    run(script, [ToolErrorMiddleware(loop_action="block", tool_safety={"fetch": "read_only"})])
     assert [("fetch", call)] * 3 == EXECUTED
 
 
@@ -286,3 +288,21 @@ def test_detection_records_reach_the_callback_and_logger_toolerr(caplog: pytest.
     ]
     logged = [r.getMessage() for r in caplog.records if r.name == "toolerr" and r.levelno == logging.INFO]
     assert any(message.startswith("toolerr: write_file failed (unrecoverable") for message in logged)
+
+
+@pytest.mark.parametrize(
+    ("metadata", "runs"),
+    [(None, 1), ({"readOnlyHint": True}, 2), ({"annotations": {"idempotentHint": True}}, 2)],
+)
+def test_the_idempotency_guard_honours_what_the_tool_declares(metadata: Any, runs: int) -> None:
+    """fetch times out (an unknown outcome): under the default loop action its identical
+    resend is answered without running it, unless its metadata declares it read-only or
+    idempotent (MCP hints, as langchain-mcp-adapters copies them)."""
+    call = {"url": "https://api.example.com/slow"}
+    script = [ai(tool_call("fetch", f"c{i}", **call)) for i in range(2)] + ["done"]
+    tool_ = fetch if metadata is None else fetch.model_copy(update={"metadata": metadata})
+    _, state = run(script, [ToolErrorMiddleware()], tools=[tool_])
+    assert [("fetch", call)] * runs == EXECUTED
+    second = state["messages"][4]
+    assert isinstance(second, ToolMessage) and second.status == "error"
+    assert second.content.startswith("Error: this call was not executed.") is (runs == 1)

@@ -491,3 +491,88 @@ async def test_sessions_never_share_failures() -> None:
         ok = await b.call_tool("convert", {"value": 1, "unit": "celsius"})
         assert not getattr(ok, "is_error", getattr(ok, "isError", None))
         assert (await stats(a))["convert"] == 3  # A's first, B's first and B's success
+
+
+# -- the idempotency guard (DELIVERY.md section 5) ------------------------------------------
+
+RESEND = (
+    "Error: this call was not executed. The same call failed just before with an unknown outcome "
+    "and may already have taken effect; check whether it did before sending it again."
+)
+
+
+async def test_a_resend_of_a_timed_out_write_is_not_sent() -> None:
+    """charge (annotated not read-only, not idempotent) times out: its identical resend is
+    answered without the server, under the default loop action; other arguments go."""
+    async with servers.connect(servers.make_server()) as inner:
+        session = RecoveringSession(inner)
+        await session.list_tools()
+        args = {"amount": 5, "seconds": 30}
+        first = await session.call_tool("charge", args, read_timeout_seconds=0.3)
+        assert meta(first)["outcome"] == "unknown_outcome"
+        second = await session.call_tool("charge", dict(args), read_timeout_seconds=0.3)
+        assert compat.is_error(second)
+        assert texts(second)[0] == RESEND
+        assert meta(second)["outcome"] == "unknown_outcome"
+        assert (await stats(session))["charge"] == 1
+        await session.call_tool("charge", dict(args), read_timeout_seconds=0.3)  # stats came between
+        assert (await stats(session))["charge"] == 2
+
+
+@pytest.mark.parametrize("options", [{"tool_safety": {"charge": "idempotent"}}, {"idempotency_guard": False}])
+async def test_a_resend_runs_when_declared_idempotent_or_the_guard_is_off(options: dict[str, Any]) -> None:
+    async with servers.connect(servers.make_server()) as inner:
+        session = RecoveringSession(inner, **options)
+        await session.list_tools()
+        args = {"amount": 5, "seconds": 30}
+        await session.call_tool("charge", args, read_timeout_seconds=0.3)
+        second = await session.call_tool("charge", dict(args), read_timeout_seconds=0.3)
+        assert texts(second)[0] != RESEND
+        assert (await stats(session))["charge"] == 2
+
+
+async def test_a_resend_of_a_timed_out_read_only_tool_is_sent(session: RecoveringSession) -> None:
+    await session.call_tool("slow", {"seconds": 30}, read_timeout_seconds=0.3)
+    await session.call_tool("slow", {"seconds": 30}, read_timeout_seconds=0.3)
+    assert (await stats(session))["slow"] == 2
+
+
+# -- hidden retries (auto_retry) --------------------------------------------------------------
+
+
+@pytest.fixture
+def waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    import toolerr._kit_retry as kit_retry
+
+    waits: list[float] = []
+
+    async def asleep(seconds: float) -> None:
+        waits.append(seconds)
+
+    monkeypatch.setattr(kit_retry, "_asleep", asleep)
+    return waits
+
+
+async def test_auto_retry_reruns_a_timed_out_read_only_call_and_counts_it(waits: list[float]) -> None:
+    """slow (annotated read-only) times out: with auto_retry=1 the session sends it again
+    before the client sees anything; it times out again, and the result counts the hidden
+    retry. charge (a write) is sent once."""
+    async with servers.connect(servers.make_server()) as inner:
+        session = RecoveringSession(inner, auto_retry=1)
+        await session.list_tools()
+        result = await session.call_tool("slow", {"seconds": 30}, read_timeout_seconds=0.3)
+        assert compat.is_error(result)
+        assert meta(result)["hidden_retries"] == 1
+        assert (await stats(session))["slow"] == 2
+        assert len(waits) == 1
+        charged = await session.call_tool("charge", {"amount": 5, "seconds": 30}, read_timeout_seconds=0.3)
+        assert "hidden_retries" not in meta(charged)
+        assert (await stats(session))["charge"] == 1
+        assert len(waits) == 1
+
+
+async def test_auto_retry_zero_sends_once(session: RecoveringSession, waits: list[float]) -> None:
+    result = await session.call_tool("slow", {"seconds": 30}, read_timeout_seconds=0.3)
+    assert "hidden_retries" not in meta(result)
+    assert (await stats(session))["slow"] == 1
+    assert waits == []

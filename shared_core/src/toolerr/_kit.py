@@ -31,7 +31,7 @@ import logging
 import threading
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from types import TracebackType
-from typing import Any
+from typing import Any, cast
 
 from ._detail import result_text as detail_result
 from ._exceptions import exception_text
@@ -186,8 +186,9 @@ def guard_call(
     shown: Callable[[str], Any] | None = None,
 ) -> Blocked | None:
     """Before a tool call runs: ``None`` to run it, or the :class:`Blocked` answer that
-    replaces it (loop action ``block``). Raises :class:`~toolerr.ToolLoopError` for loop
-    action ``stop``; with loop action ``note`` nothing is checked.
+    replaces it (loop action ``block``, or the idempotency guard: an identical resend of
+    a call whose outcome is unknown). Raises :class:`~toolerr.ToolLoopError` for loop
+    action ``stop``; with loop action ``note`` and the guard off nothing is checked.
 
     The run's earlier calls come from ``ledger`` (or a function that builds it: it is only
     called when there is something to check), else ``messages`` (the conversation so far),
@@ -196,9 +197,13 @@ def guard_call(
     the model another content for it (a JSON payload), for ``shown(text)`` too. Fails open:
     an internal error lets the call run (logged).
     """
-    if layer.policy.loop_action == "note":
+    if not layer.policy.checks_calls:
         return None
     with fail_open(f"checking a call to {name!r} for repeats", "the call runs"):
+        snapshot = getattr(ledger, "__self__", None)
+        guard_only = layer.policy.loop_action == "note" and isinstance(snapshot, RunSnapshot)
+        if guard_only and not cast("RunSnapshot", snapshot).latest_is_unknown_outcome(name):
+            return None  # only the idempotency guard could answer, and it cannot: no replay
         given = ledger() if callable(ledger) else ledger
         if given is None and ledger is not None:
             return None  # no conversation yet: nothing to repeat
@@ -233,6 +238,18 @@ class RunSnapshot:
         self.run = run
         self._ledger: FailureLedger | None = None
         self._lock = threading.Lock()
+
+    def latest_is_unknown_outcome(self, name: str) -> bool:
+        """Whether the conversation's latest tool result is a failure of ``name`` (or of an
+        unnamed tool) whose outcome is unknown: the only case the idempotency guard answers
+        (the latest result is the latest call the ledger records). Cheap: one result is
+        classified, nothing replayed."""
+        for message in reversed(self.messages):
+            if message.role == "tool":
+                if message.name not in (name, None):
+                    return False
+                return self.layer.inspect(message, run=self.run).outcome == "unknown_outcome"
+        return False
 
     def ledger(self) -> FailureLedger:
         """The failed-call ledger of the conversation (built once)."""

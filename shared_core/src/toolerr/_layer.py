@@ -25,6 +25,8 @@ from ._forms import (
     apply_form,
     find_decision_step,
 )
+from ._idempotency import resend_decision
+from ._kit_retry import hidden_retries_of
 from ._ledger import FailureLedger, RepeatReport
 from ._loop import ALLOW, LoopDecision, ToolLoopError, blocked_verdict, decide_loop
 from ._policy import FormSpec, Policy, PolicyOptions
@@ -181,9 +183,11 @@ class ToolErrorLayer:
             The verdict (``failed`` is always true).
         """
         content = text if text is not None else exception_text(exception)
-        return inspect_result(
+        verdict = inspect_result(
             content, is_error=True, exception=exception, client=self.policy.client, tool=tool
         )
+        hidden = hidden_retries_of(exception)  # auto_retry re-ran the call before it
+        return dataclasses.replace(verdict, hidden_retries=hidden) if hidden else verdict
 
     # -- ledger -----------------------------------------------------------------
 
@@ -224,6 +228,8 @@ class ToolErrorLayer:
         run: object | None = None,
     ) -> LoopDecision:
         """Before executing a call: is it a loop, and what does the policy do about it?
+        Also the idempotency guard (``_idempotency``): an identical resend of a call whose
+        outcome is unknown, to a tool not declared safe, is ``block`` whatever the loop action.
 
         Give the conversation so far (``messages``), a ledger the adapter keeps, or neither:
         then the ledger that :meth:`deliver_result` keeps for run scope ``run`` is used.
@@ -253,23 +259,36 @@ class ToolErrorLayer:
                     decision = decide_loop(
                         ledger.check(name, arguments, raw=raw), loop_action=self.policy.loop_action
                     )
+                    decision = self._guarded(decision, ledger, name, arguments, raw)
             else:
                 if ledger is None:
                     ledger = self.replay(messages or (), run=run)[0]
                 decision = decide_loop(
                     ledger.check(name, arguments, raw=raw), loop_action=self.policy.loop_action
                 )
+                decision = self._guarded(decision, ledger, name, arguments, raw)
         except Exception:
             logger.warning("toolerr: check_call failed; the call runs unchanged", exc_info=True)
             return ALLOW
         return self._decided(name, decision)
+
+    def _guarded(
+        self, decision: LoopDecision, ledger: FailureLedger, name: str, arguments: Any, raw: str | None
+    ) -> LoopDecision:
+        """The idempotency guard (``_idempotency``) over the loop decision: a call the loop
+        rule lets run (or notes) is blocked when it resends a call of unknown outcome."""
+        if decision.action in ("block", "stop"):
+            return decision
+        return resend_decision(self.policy, ledger, name, arguments, raw) or decision
 
     def _decided(self, name: str, decision: LoopDecision) -> LoopDecision:
         if decision.action == "stop":
             logger.warning("toolerr: stopping the run: %s", decision.reason)
             raise ToolLoopError(decision)
         if decision.action == "block":
-            logger.info("toolerr: blocked a repeat of a failed call to %s", name)
+            guarded = decision.verdict is not None
+            what = "resend of a call of unknown outcome" if guarded else "repeat of a failed call"
+            logger.info("toolerr: blocked a %s to %s", what, name)
         return decision
 
     def blocked_result(

@@ -240,6 +240,8 @@ class FailureLedger:
         self._recent: deque[tuple[str, str, bool]] = deque(maxlen=self.history)
         self._step = 0
         self._dropped = 0
+        # the latest call recorded, when it failed with an unknown outcome (the idempotency guard)
+        self._unknown: _Signature | None = None
 
     def __repr__(self) -> str:
         return (
@@ -348,6 +350,19 @@ class FailureLedger:
             count = entry.count if entry is not None else 1
         return "unrecoverable" if count > self.retry_budget else "transient"
 
+    def unknown_outcome(self, name: str, arguments: Any, raw: str | None = None) -> FailedCall | None:
+        """The failed call this call resends, when the latest call recorded is the same call
+        (same tool, same canonical arguments) and it failed with an unknown outcome (a read
+        timeout after sending: it may have taken effect); else ``None``. Any other call
+        recorded after it (a success or a failure) clears it. Pure."""
+        _check_name(name)
+        canonical = canonical_arguments(arguments if arguments is not None or raw is None else raw)
+        with self._lock:
+            if self._unknown != (name, canonical):
+                return None
+            entry = self._entries.get((name, canonical))
+            return entry.frozen() if entry is not None else None
+
     @property
     def failures(self) -> tuple[FailedCall, ...]:
         """The current failed calls, least recently failed first."""
@@ -426,6 +441,8 @@ class FailureLedger:
         with self._lock:
             report = self._report(name, canonical, exact, counted)
             self._step += 1
+            unknown = failed and verdict is not None and verdict.outcome == "unknown_outcome"
+            self._unknown = key if unknown else None
             if verdict is None or not verdict.failed:
                 self._entries.pop(key, None)
                 self._families.pop(name, None)
@@ -444,7 +461,7 @@ class FailureLedger:
             entry.family = family
             entry.step = self._step
             entry.call_id = call_id
-            entry.count += 1
+            entry.count += 1 + max(verdict.hidden_retries, 0)  # auto_retry's hidden attempts count
             if counted is not None:
                 self._count_family(name, counted, entry.frozen(exact))
             counts = entry.kind != "transient" or entry.count > self.retry_budget
@@ -488,6 +505,7 @@ class FailureLedger:
             other._recent.extend(self._recent)
             other._step = self._step
             other._dropped = self._dropped
+            other._unknown = self._unknown
         return other
 
     def reset(self) -> None:
@@ -498,3 +516,4 @@ class FailureLedger:
             self._recent.clear()
             self._step = 0
             self._dropped = 0
+            self._unknown = None

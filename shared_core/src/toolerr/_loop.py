@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from ._ledger import RepeatReport, _cap, _loop_cause
@@ -20,6 +20,9 @@ class LoopDecision:
     reason: str
     """A short runtime sentence for the model; it never quotes the call's arguments."""
     report: RepeatReport
+    verdict: Verdict | None = field(default=None, repr=False, compare=False)
+    """The verdict of the blocked call's answer when it is not the repeated failure's
+    (the idempotency guard's: an unknown outcome, see ``_idempotency``)."""
 
 
 def _display_name(name: str) -> str:
@@ -109,7 +112,10 @@ class ToolLoopError(RuntimeError):
 
 
 def blocked_verdict(decision: LoopDecision) -> Verdict:
-    """The verdict of a blocked repeat: the kind and family of the failure it repeats."""
+    """The verdict of a blocked repeat: the kind and family of the failure it repeats
+    (or the decision's own ``verdict``)."""
+    if decision.verdict is not None:
+        return decision.verdict
     previous = decision.report.previous
     return Verdict(
         failed=True,

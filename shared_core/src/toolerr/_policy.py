@@ -28,6 +28,10 @@ ProfileSpec: TypeAlias = str | os.PathLike[str] | Profile
 DEFAULT_FORM: Form = "c3"
 """The form of a kind that a per-kind mapping leaves out (unless it gives ``default``)."""
 
+DEFAULT_MAX_WAIT = 30.0
+"""``max_wait``'s default, in seconds: a hidden retry waits at most this long (a longer
+``Retry-After`` goes to the model, which can tell the user or do something else meanwhile)."""
+
 
 _SAFETIES: tuple[ToolSafety, ...] = get_args(ToolSafety)
 
@@ -49,6 +53,9 @@ class PolicyOptions(TypedDict, total=False):
     tool_safety: Mapping[str, ToolSafety]
     max_error_chars: int
     error_detail: ErrorDetail
+    idempotency_guard: bool
+    auto_retry: int
+    max_wait: float
 
 
 POLICY_OPTIONS: tuple[str, ...] = tuple(PolicyOptions.__annotations__)
@@ -77,6 +84,14 @@ class Policy:
     failed result toolerr writes or shows: ``full`` (default: the error text), ``safe``
     (the exception type and the safe structured fields: HTTP status, error code, errno,
     Retry-After; none of the message's words) or ``none`` (the guidance alone).
+    ``idempotency_guard`` (default on): after a failure whose outcome is unknown, an
+    identical resend to a tool not declared ``read_only`` or ``idempotent`` is not executed
+    and the model is told to check whether the first call took effect (whatever
+    ``loop_action``). ``auto_retry`` (default 0): in adapters that run the tool call
+    themselves, a transient failure that was not executed (429, 503, refused) is re-run up
+    to this many times with backoff before the model sees anything (an unknown outcome
+    only for a read-only or idempotent tool); ``max_wait`` (seconds, default 30): the
+    longest wait (a ``Retry-After`` or the backoff) such a hidden retry may take.
     """
 
     form: FormSpec = DEFAULT_FORM
@@ -87,6 +102,9 @@ class Policy:
     client: str = "generic"
     profile: InitVar[ProfileSpec | None] = None
     error_detail: ErrorDetail = "full"
+    idempotency_guard: bool = True
+    auto_retry: int = 0
+    max_wait: float = DEFAULT_MAX_WAIT
 
     def __post_init__(self, profile: ProfileSpec | None) -> None:
         forms = resolve_forms(self.form if profile is None else profile)
@@ -99,6 +117,13 @@ class Policy:
             raise ValueError("retry_budget must be a non-negative int")
         if not isinstance(self.max_error_chars, int) or self.max_error_chars < 80:
             raise ValueError("max_error_chars must be an int of at least 80")
+        if not isinstance(self.idempotency_guard, bool):
+            raise ValueError("idempotency_guard must be a bool")
+        if isinstance(self.auto_retry, bool) or not isinstance(self.auto_retry, int) or self.auto_retry < 0:
+            raise ValueError("auto_retry must be a non-negative int")
+        wait: Any = self.max_wait
+        if isinstance(wait, bool) or not isinstance(wait, (int, float)) or not 0 <= wait < float("inf"):
+            raise ValueError("max_wait must be a non-negative number of seconds")
         safety = dict(self.tool_safety)
         for tool, value in safety.items():
             if value not in _SAFETIES:
@@ -137,6 +162,12 @@ class Policy:
         if verdict is not None and verdict.outcome != "unknown_outcome":
             return True
         return tool is not None and self.tool_safety.get(tool) in ("read_only", "idempotent")
+
+    @property
+    def checks_calls(self) -> bool:
+        """Whether a call must be checked before it runs: a loop action other than ``note``,
+        or the idempotency guard on."""
+        return self.loop_action != "note" or self.idempotency_guard
 
     @classmethod
     def coerce(cls, policy: Policy | None = None, **options: Any) -> Policy:

@@ -40,6 +40,9 @@ class DetectionRecord:
     can hand it on."""
     verdict: Verdict | None = field(default=None, compare=False, repr=False)
     """The verdict detection gave (``kind`` above is the kind after the retry budget)."""
+    hidden_retries: int = 0
+    """Attempts of this call re-run hidden (``auto_retry``) before the failure the model
+    sees; in :meth:`to_dict` only when not 0."""
 
     def to_dict(self) -> dict[str, Any]:
         """The record as a JSON-able dict: :meth:`Verdict.to_dict`'s keys (``kind`` the
@@ -50,7 +53,7 @@ class DetectionRecord:
         )
         data = verdict.to_dict()
         for item in fields(self):
-            if item.name != "verdict":
+            if item.name != "verdict" and (item.name != "hidden_retries" or self.hidden_retries):
                 data[item.name] = getattr(self, item.name)
         return data
 
@@ -83,6 +86,7 @@ class DetectionRecord:
             repeat=text("repeat"),
             note=text("note"),
             verdict=verdict,
+            hidden_retries=hidden if isinstance(hidden := data.get("hidden_retries"), int) else 0,
         )
 
 
@@ -194,6 +198,7 @@ def detection_record(
         repeat=repeat,
         note=delivery.note,
         verdict=verdict,
+        hidden_retries=verdict.hidden_retries,
     )
     return record
 

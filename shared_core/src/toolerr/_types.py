@@ -212,6 +212,9 @@ class Verdict:
     family: str | None = None
     retry_after: float | None = None
     status: int | str | None = None
+    hidden_retries: int = field(default=0, compare=False, repr=False)
+    """Attempts of this call that failed before it, re-run hidden by ``auto_retry``
+    (in :meth:`to_dict` only when not 0)."""
 
     @property
     def actionable(self) -> bool:
@@ -231,6 +234,7 @@ class Verdict:
             "family": self.family,
             "retry_after": self.retry_after,
             "status": self.status,
+            **({"hidden_retries": self.hidden_retries} if self.hidden_retries else {}),
         }
 
     @classmethod
@@ -258,6 +262,7 @@ class Verdict:
             if isinstance(retry_after, (int, float)) and not isinstance(retry_after, bool)
             else None,
             status=status if isinstance(status, (int, str)) and not isinstance(status, bool) else None,
+            hidden_retries=hidden if isinstance(hidden := data.get("hidden_retries"), int) else 0,
         )
 
 

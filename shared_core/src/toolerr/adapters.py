@@ -12,7 +12,9 @@ The kit (``_kit``): the workflow every adapter shares, written once: ``fail_open
 one way an adapter swallows its own error), ``failure_of`` (an exception to its shown text
 and verdict), ``guard_call`` (the loop check before a tool runs, ``Blocked``),
 ``RunSnapshot`` (a run's latest conversation and its lazily built ledger) and ``Layers``
-(the layer per policy and declared tool safety). ``docs/ARCHITECTURE.md`` maps each
+(the layer per policy and declared tool safety); ``call_with_retries`` and
+``acall_with_retries`` (``_kit_retry``: ``auto_retry``'s hidden retries where an adapter runs
+the tool). ``docs/ARCHITECTURE.md`` maps each
 framework's hooks to them.
 
 The other groups:
@@ -83,6 +85,7 @@ from ._kit_convert import (
     weak_origin,
     without_call_blocks,
 )
+from ._kit_retry import acall_with_retries, call_with_retries, hidden_retries_of
 from ._kit_trail import RunTrail
 from ._layer import records_of
 from ._ledger import RepeatReport
@@ -149,7 +152,9 @@ __all__ = [
     "SpecialTokens",
     "TextVerdicts",
     "ToolSafety",
+    "acall_with_retries",
     "anthropic_to_messages",
+    "call_with_retries",
     "canonical_arguments",
     "chat_raw_arguments",
     "clean_text",
@@ -169,6 +174,7 @@ __all__ = [
     "gateway_policy",
     "guard_call",
     "guidance_for",
+    "hidden_retries_of",
     "invalid_call_verdict",
     "normalise_client",
     "openai_chat_to_messages",

@@ -17,7 +17,7 @@ from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.tool_context import ToolContext
 from toolerr import DetectionRecord, FailureLedger, Policy, ToolErrorLayer
-from toolerr.adapters import RunSnapshot, fail_open, failure_of, guard_call
+from toolerr.adapters import RunSnapshot, acall_with_retries, fail_open, failure_of, guard_call
 
 from ._convert import CLIENT, to_conversation
 
@@ -95,6 +95,20 @@ class ToolErrorPlugin(BasePlugin):
         (ADK re-raises)."""
         if not isinstance(error, Exception) or type(tool) is BaseTool:  # BaseTool: an unknown name
             return None
+        if self.policy.auto_retry:  # hidden retries of a turned-away call: the plugin re-runs it
+            failed = [error]
+
+            async def attempt() -> Any:
+                if failed:
+                    raise failed.pop()  # the attempt ADK made
+                return await tool.run_async(args=tool_args, tool_context=tool_context)
+
+            try:
+                value = await acall_with_retries(self.layer, tool.name, attempt)
+            except Exception as last:  # noqa: BLE001 - the tool's: delivered below
+                error = last
+            else:
+                return value if isinstance(value, dict) else {"result": value}  # as ADK shapes it
         with fail_open("classifying a tool exception", "ADK handles it as usual"):
             failure = failure_of(self.layer, error, tool=tool.name)
             self.layer.remember(_call_key(tool_context), failure.verdict, content=failure.text)
@@ -113,7 +127,7 @@ class ToolErrorPlugin(BasePlugin):
                 return None
             scope = _scope(callback_context)
             conversation = to_conversation(contents, _session_ids(callback_context, scope), scope)
-            if self.policy.loop_action != "note":
+            if self.policy.checks_calls:
                 snapshot = RunSnapshot(self.layer, conversation.messages)
                 self._snapshot.set((_run_key(callback_context), snapshot))
             result = self.layer.rewrite(conversation.messages)
@@ -130,7 +144,11 @@ class ToolErrorPlugin(BasePlugin):
 
         def ledger() -> FailureLedger | None:
             kept = self._snapshot.get()
-            return kept[1].ledger() if kept is not None and kept[0] == _run_key(tool_context) else None
+            if kept is None or kept[0] != _run_key(tool_context):
+                return None
+            if self.policy.loop_action == "note" and not kept[1].latest_is_unknown_outcome(tool.name):
+                return None  # only the idempotency guard could answer, and it cannot: no replay
+            return kept[1].ledger()
 
         # The answer's payload {"error": text} reads back as text: its verdict is remembered.
         blocked = guard_call(self.layer, tool.name, dict(tool_args), _call_key(tool_context), ledger=ledger)

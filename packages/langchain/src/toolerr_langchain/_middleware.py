@@ -23,6 +23,8 @@ from toolerr import DetectionRecord, Policy, ToolErrorLayer, ToolLoopError
 from toolerr.adapters import (
     ConversationRun,
     Layers,
+    acall_with_retries,
+    call_with_retries,
     exception_text,
     fail_open,
     failure_of,
@@ -100,6 +102,10 @@ class _ToolRaised:
         if isinstance(error, Exception) and not isinstance(error, (GraphBubbleUp, ToolLoopError)):
             self.error = None if is_invalid_resume(error) else error
         return self.error is not None
+
+
+_NOT_RETRIED = (GraphBubbleUp, ToolInvocationError)
+"""LangGraph's own signals (an interrupt, invalid arguments): never re-run hidden."""
 
 
 def _tool_safety(tool: Any) -> ToolSafety | None:
@@ -251,8 +257,12 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
     def _blocked(self, request: ToolCallRequest, tool_name: str) -> ToolMessage | None:
         """With loop action ``block``/``stop``: the runtime result for a repeat of a failed
         call that must not run (``None``: run it). ``stop`` raises ToolLoopError."""
-        if self.layer.policy.loop_action == "note":
+        if not self.layer.policy.checks_calls:
             return None  # nothing is blocked: no closure, no run scope, no call
+        if self.layer.policy.loop_action == "note":  # only the idempotency guard can answer
+            with fail_open(f"checking a call to {tool_name!r} for repeats", "the call runs"):
+                if not self._unknown_outcome_last(_state_messages(request.state), tool_name):
+                    return None  # the latest result is no unknown outcome of the tool
         call = request.tool_call
         call_id, scope = call.get("id"), ConversationRun()  # a run scope of this call alone
 
@@ -262,13 +272,31 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
                 return None  # nothing to repeat: no need to replay the conversation
             return self.layer.replay(conversation(messages, neutral), run=scope)[0]
 
-        blocked = guard_call(self.layer, tool_name, call.get("args", {}), call_id, ledger=ledger, run=scope)
+        layer = self._tool_layer(request)  # the tool's declared safety: the idempotency guard
+        blocked = guard_call(layer, tool_name, call.get("args", {}), call_id, ledger=ledger, run=scope)
         if blocked is None:
             return None
         with fail_open(f"answering a blocked repeat of {tool_name}", "the call runs"):
             message = ToolMessage(blocked.text, tool_call_id=call_id or "", name=tool_name, status="error")
             return with_verdict(message, blocked.verdict)
         return None
+
+    def _unknown_outcome_last(self, messages: Sequence[Any], tool_name: str) -> bool:
+        """Whether the conversation's latest tool result is a failure of ``tool_name`` whose
+        outcome is unknown: the only case the idempotency guard answers (the latest result
+        is the latest call the ledger records; the results of this step are not in the
+        state yet). Cheap: no replay."""
+        for message in reversed(messages):
+            if isinstance(message, ToolMessage):
+                if message.status != "error" or message.name not in (tool_name, None):
+                    return False
+                verdict = verdict_of(message) or self.layer.inspect(to_toolerr(message))
+                return verdict.outcome == "unknown_outcome"
+        return False
+
+    def _tool_layer(self, request: ToolCallRequest) -> ToolErrorLayer:
+        """The layer with the safety the request's tool declares in its metadata."""
+        return self._layer_for([request.tool]) if request.tool is not None else self.layer
 
     def _annotated(self, result: Any, tool_name: str) -> Any:
         """An error ``ToolMessage`` that LangChain built (argument validation, unknown
@@ -314,7 +342,13 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
         if tool_name is None or blocked is not None:
             return handler(request) if blocked is None else blocked
         with _ToolRaised() as raised:
-            return cast("ToolMessage | Command[Any]", self._annotated(handler(request), tool_name))
+            if self.layer.policy.auto_retry:  # hidden retries of a turned-away call
+                result = call_with_retries(
+                    self._tool_layer(request), tool_name, lambda: handler(request), never=_NOT_RETRIED
+                )
+            else:
+                result = handler(request)
+            return cast("ToolMessage | Command[Any]", self._annotated(result, tool_name))
         exc = cast("Exception", raised.error)
         return self._error_result(exc, self._content(exc, request), request, tool_name)
 
@@ -328,7 +362,14 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
         if tool_name is None or blocked is not None:
             return await handler(request) if blocked is None else blocked
         with _ToolRaised() as raised:
-            return cast("ToolMessage | Command[Any]", self._annotated(await handler(request), tool_name))
+            if self.layer.policy.auto_retry:  # hidden retries of a turned-away call
+                layer = self._tool_layer(request)
+                result = await acall_with_retries(
+                    layer, tool_name, lambda: handler(request), never=_NOT_RETRIED
+                )
+            else:
+                result = await handler(request)
+            return cast("ToolMessage | Command[Any]", self._annotated(result, tool_name))
         exc = cast("Exception", raised.error)
         content = (
             self._content(exc, request) if self.aon_error is None else await self.aon_error(exc, request)

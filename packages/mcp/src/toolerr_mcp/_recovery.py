@@ -32,7 +32,14 @@ from typing import Any
 import anyio
 from pydantic import ValidationError
 from toolerr import DetectionRecord, Policy, ToolErrorLayer, Verdict
-from toolerr.adapters import fail_open, failure_as, guard_call, safety_from_annotations, shown_failure
+from toolerr.adapters import (
+    acall_with_retries,
+    fail_open,
+    failure_as,
+    guard_call,
+    safety_from_annotations,
+    shown_failure,
+)
 
 from . import _compat
 from ._convert import describe_exception, evidence, neutral_content
@@ -181,7 +188,7 @@ class CallRecovery:
             verdict = blocked.verdict
         else:
             try:
-                result = await invoke()
+                result = await acall_with_retries(layer, name, invoke)
             except self._catch as exc:
                 with fail_open("turning a failed call into a result", "the error propagates") as turning:
                     exception = evidence(exc)

@@ -203,7 +203,7 @@ class ToolErrorRecovery:
         trace = get_current_trace()
         conversation = to_conversation(items, self._trail.conversions(trace))
         snapshot = self._trail.advance(self.layer, conversation.messages, trace)
-        if self.policy.loop_action in ("block", "stop"):
+        if self.policy.checks_calls:
             self._attach_guardrail(getattr(data, "agent", None))
         result = self.layer.rewrite(snapshot.messages, run=snapshot.run)
         return conversation.to_items(result.messages) if result.changed else None

@@ -34,15 +34,29 @@ from toolerr.adapters import (
     Failure,
     Layers,
     RunSnapshot,
+    acall_with_retries,
     clean_text,
     declared_safety,
     fail_open,
     failure_of,
     framework_verdict,
     guard_call,
+    hidden_retries_of,
 )
 
 from ._convert import CLIENT, call_of, to_conversation, tool_return_text
+
+
+def _tool_error(error: BaseException) -> BaseException | None:
+    """The tool's own exception behind the failed result :meth:`ToolErrorRecovery.on_tool_execute_error`
+    made of it (``auto_retry`` classifies it); ``None`` for pydantic-ai's own signals."""
+    cause = error.__cause__
+    if isinstance(error, (ToolFailed, _Mapped)) and not isinstance(
+        cause, (ModelRetry, UnexpectedModelBehavior)
+    ):
+        return cause
+    return None
+
 
 if TYPE_CHECKING:
     from toolerr import PolicyOptions
@@ -138,7 +152,7 @@ class ToolErrors(AbstractCapability[Any]):
         handler: WrapToolExecuteHandler,
     ) -> Any:
         layer, run = self._scope(ctx)
-        if layer.policy.loop_action != "note":
+        if layer.policy.checks_calls:
             neutral, snapshot = call_of(call), self._snapshot
             blocked = guard_call(
                 layer,
@@ -152,7 +166,7 @@ class ToolErrors(AbstractCapability[Any]):
             if blocked is not None:
                 raise ToolFailed(blocked.text)
         try:
-            return await handler(args)
+            return await acall_with_retries(layer, call.tool_name, lambda: handler(args), unwrap=_tool_error)
         except ToolRetryError as error:
             # the retried tool return the framework made of the author's ModelRetry (fixable)
             # or of an MCP error result (classified: a kind that is not fixable is a failed
@@ -166,11 +180,28 @@ class ToolErrors(AbstractCapability[Any]):
                     else:
                         layer.remember(call.tool_call_id, _RETRY, content=text, run=run)
             raise
+        except ToolFailed as error:
+            self._count_hidden(layer, run, call, error)
+            raise
         except _Mapped:
             raise
         except ModelRetry as error:  # from a tool hook: the framework charges the retry
             layer.remember(call.tool_call_id, _RETRY, content=error.message, run=run)
             raise
+
+    def _count_hidden(
+        self, layer: ToolErrorLayer, run: object, call: ToolCallPart, error: ToolFailed
+    ) -> None:
+        """The verdict remembered for the failed result, with the hidden retries
+        (``auto_retry``) that came before it."""
+        hidden = hidden_retries_of(error)
+        if not hidden:
+            return
+        with fail_open("counting the hidden retries of a tool call", "ignored"):
+            verdict = layer.recall(call.tool_call_id, error.message, run=run)
+            if verdict is not None:
+                counted = replace(verdict, hidden_retries=hidden)
+                layer.remember(call.tool_call_id, counted, content=error.message, run=run)
 
     def _ledger(self, ctx: RunContext[Any], layer: ToolErrorLayer, run: object) -> FailureLedger:
         """Without a snapshot (no ``for_run``): the ledger of the run's history so far."""
