@@ -31,8 +31,10 @@ rules', so nothing is shipped; ``--write FILE`` writes the model trained on ever
 
 Usage::
 
-    python benchmarks/train_fallback.py --fixed 0.9 0.99 0.999   # LOLO, fixed thresholds
-    python benchmarks/train_fallback.py                          # and nested LOLO (minutes)
+    python benchmarks/train_fallback.py --no-nested --fixed 0.9 0.99 0.999   # LOLO, fixed thresholds
+    python benchmarks/train_fallback.py --target 0.03          # and nested LOLO (minutes)
+    python benchmarks/train_fallback.py --no-nested --fixed 0.95 --logistic 1.0   # needs sklearn
+    python benchmarks/train_fallback.py --no-nested --write model.json --threshold 0.999  # in sample
 """
 
 from __future__ import annotations
