@@ -131,7 +131,8 @@ def rebuild(qualified: str, message: str) -> BaseException:
         _SYNTHETIC[key] = type(
             name, (Exception,), {"__module__": module or "builtins", "__qualname__": name, "__str__": _str}
         )
-    return _SYNTHETIC[key](message)
+    made: BaseException = _SYNTHETIC[key](message)
+    return made
 
 
 @dataclass
@@ -176,7 +177,7 @@ def rules_items(cases: list[dict[str, Any]]) -> list[Item]:
             calls.append(fallback_inputs(det, facts))
         return real_verdict(det, hit, facts, ev, family)
 
-    _classify._verdict = verdict  # type: ignore[assignment]
+    _classify._verdict = verdict
     layer = ToolErrorLayer()
     items: list[Item] = []
     try:
@@ -205,7 +206,7 @@ def rules_items(cases: list[dict[str, Any]]) -> list[Item]:
                     assert calls[0] == (t, names), (case["id"], path)
                 items.append(Item(case, path, fw, kind, abstained, t, names))
     finally:
-        _classify._verdict = real_verdict  # type: ignore[assignment]
+        _classify._verdict = real_verdict
     for it in items:
         it.feats = _fallback.features(it.text, it.names)
     return items
