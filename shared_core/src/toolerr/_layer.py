@@ -27,6 +27,7 @@ from ._forms import (
 from ._ledger import FailureLedger, RepeatReport
 from ._loop import ALLOW, LoopDecision, ToolLoopError, blocked_verdict, decide_loop
 from ._policy import FormSpec, Policy, PolicyOptions
+from ._quarantine import Quarantine, resolve_store
 from ._records import DetectionRecord, ResultDelivery, Rewrite, detection_record, emit_record
 from ._replay import Checkpoint, replay_conversation
 from ._runs import RunScopes, content_fingerprint
@@ -82,6 +83,14 @@ class ToolErrorLayer:
         self.policy = Policy.coerce(policy, client=client, **options)
         self.on_record = on_record
         self._runs = RunScopes()
+        self._quarantine_of = Quarantine(
+            resolve_store(self.policy.result_store),
+            lines=self.policy.quarantine_lines,
+            limit=self.policy.quarantine_chars or 0,
+        )
+        self.quarantined_any = False
+        """Whether a rewrite of this layer quarantined a result (an adapter that rewrites
+        only when the decision step failed rewrites every model call from then on)."""
 
     # -- verdicts ---------------------------------------------------------------
 
@@ -448,23 +457,44 @@ class ToolErrorLayer:
             logger.warning("toolerr: rewrite failed; the conversation passes unchanged", exc_info=True)
             return Rewrite(list(messages), False, (), error=f"{type(exc).__name__}: {exc}")
 
+    def _quarantine(self, messages: Sequence[Message], run: object | None) -> tuple[list[Message], set[int]]:
+        """The messages with each long failed result (each long result with
+        ``quarantine_successes``) quarantined for this model call (:mod:`toolerr._quarantine`)."""
+        policy = self.policy
+        if not policy.quarantine_chars:
+            return list(messages), set()
+        out, changed = self._quarantine_of.messages(
+            messages,
+            failed=lambda message: self.inspect(message, run=run).failed,
+            successes=policy.quarantine_successes,
+        )
+        if changed:
+            self.quarantined_any = True
+        return out, changed
+
     def _rewrite(self, messages: Sequence[Message], run: object | None) -> Rewrite:
+        shown, quarantined = self._quarantine(messages, run)
         step = find_decision_step(messages)
         if step is None:
-            return Rewrite(list(messages), False)
+            return Rewrite(shown, bool(quarantined))
         failed = [
             (result, verdict)
             for result in step.results
             if result.duplicate_of is None and (verdict := self.inspect(result.message, run=run)).failed
         ]
         if not failed:
-            return Rewrite(list(messages), False)
+            return Rewrite(shown, bool(quarantined))
         ledger, reports = self.replay(messages, run=run)
+        if quarantined:  # the notes restate the excerpt the model is shown
+            step = dataclasses.replace(
+                step, results=tuple(dataclasses.replace(r, message=shown[r.index]) for r in step.results)
+            )
+            failed = [(dataclasses.replace(r, message=shown[r.index]), v) for r, v in failed]
         deliveries = [
             self._delivery(result, verdict, ledger, reports.get(result.index)) for result, verdict in failed
         ]
         policy = self.policy
-        out, changed = apply_form(messages, step, deliveries, policy.form_for(None))
+        out, changed = apply_form(shown, step, deliveries, policy.form_for(None))
         records = tuple(
             emit_record(
                 d,
@@ -475,7 +505,7 @@ class ToolErrorLayer:
             )
             for d in deliveries
         )
-        return Rewrite(out, bool(changed), records, ledger=ledger)
+        return Rewrite(out, bool(changed or quarantined), records, ledger=ledger)
 
 
 def rewrite(messages: Sequence[Message], form: FormSpec = "c3", **options: Any) -> list[Message]:

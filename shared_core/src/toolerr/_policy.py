@@ -13,6 +13,7 @@ from ._hygiene import DEFAULT_MAX_ERROR_CHARS
 from ._names import describe_forms
 from ._profile_file import load_profile, looks_like_profile_path
 from ._profiles import PROFILES, Profile
+from ._quarantine import DEFAULT_QUARANTINE_CHARS, DEFAULT_QUARANTINE_LINES, MIN_QUARANTINE_CHARS, check_store
 from ._types import FORMS, KINDS, LOOP_ACTIONS, Form, Kind, LoopAction, ToolSafety, Verdict
 
 FormSpec: TypeAlias = str | Mapping[str, str]
@@ -47,6 +48,10 @@ class PolicyOptions(TypedDict, total=False):
     loop_action: LoopAction
     tool_safety: Mapping[str, ToolSafety]
     max_error_chars: int
+    quarantine_chars: int
+    quarantine_lines: int
+    result_store: str | os.PathLike[str] | Any
+    quarantine_successes: bool
 
 
 POLICY_OPTIONS: tuple[str, ...] = tuple(PolicyOptions.__annotations__)
@@ -71,6 +76,14 @@ class Policy:
     ``read_only``, ``idempotent`` or ``unsafe``; a transient failure with an unknown
     outcome is only called safe to retry on a read-only or idempotent tool.
     ``max_error_chars``: cap on error text restated in a note.
+    ``quarantine_chars``: a failed tool result longer than this is shown to the model (in
+    the model call's rewrite; the history keeps it whole) as its primary error, its last
+    ``quarantine_lines`` lines and the reference to the full text, which is saved to
+    ``result_store`` (default 8,000, chosen from the lengths of real errors: see
+    ``docs/DELIVERY.md``; ``None`` or ``0``: never). ``result_store``: a directory (default:
+    ``toolerr-results-<uid>`` under the temporary directory, mode 0700) or an object with
+    ``save(text, *, tool, call_id) -> str`` returning the reference shown to the model.
+    ``quarantine_successes``: quarantine long successful results too.
     """
 
     form: FormSpec = DEFAULT_FORM
@@ -80,6 +93,10 @@ class Policy:
     max_error_chars: int = DEFAULT_MAX_ERROR_CHARS
     client: str = "generic"
     profile: InitVar[ProfileSpec | None] = None
+    quarantine_chars: int | None = DEFAULT_QUARANTINE_CHARS
+    quarantine_lines: int = DEFAULT_QUARANTINE_LINES
+    result_store: str | os.PathLike[str] | Any = None
+    quarantine_successes: bool = False
 
     def __post_init__(self, profile: ProfileSpec | None) -> None:
         forms = resolve_forms(self.form if profile is None else profile)
@@ -99,6 +116,19 @@ class Policy:
                     f"tool_safety[{tool!r}] = {value!r}; expected read_only, idempotent or unsafe"
                 )
         object.__setattr__(self, "tool_safety", MappingProxyType(safety))
+        chars = self.quarantine_chars
+        if chars is not None and (
+            not isinstance(chars, int) or isinstance(chars, bool) or (chars and chars < MIN_QUARANTINE_CHARS)
+        ):
+            raise ValueError(
+                f"quarantine_chars must be None, 0 (never) or an int of at least {MIN_QUARANTINE_CHARS}"
+            )
+        lines = self.quarantine_lines
+        if not isinstance(lines, int) or isinstance(lines, bool) or lines < 1:
+            raise ValueError("quarantine_lines must be an int of at least 1")
+        if not isinstance(self.quarantine_successes, bool):
+            raise ValueError("quarantine_successes must be a bool")
+        check_store(self.result_store)
 
     def form_for(self, kind: Kind | None) -> Form:
         """The form delivered for a failure of ``kind`` (the effective kind: a transient
