@@ -39,7 +39,9 @@ def corpus_lengths() -> list[int]:
     """Lengths of every failed tool result text of the corpora."""
     lengths: list[int] = []
     files = [TESTS / "real_errors" / "live_corpus.jsonl"]
-    files += [Path(p) for p in sorted(glob.glob(str(TESTS / "real_errors" / "libraries" / "data" / "*.jsonl")))]
+    files += [
+        Path(p) for p in sorted(glob.glob(str(TESTS / "real_errors" / "libraries" / "data" / "*.jsonl")))
+    ]
     for path in files:
         for line in path.read_text().splitlines():
             record = json.loads(line)
@@ -90,7 +92,12 @@ def gcc_output(directory: Path) -> str | None:
         return None
     source = directory / "broken.c"
     source.write_text("".join(f"int f{i}(void) {{ return undefined_{i} + ; }}\n" for i in range(200)))
-    run = subprocess.run([gcc, "-c", str(source), "-o", str(directory / "broken.o")], capture_output=True, text=True, check=False)
+    run = subprocess.run(
+        [gcc, "-c", str(source), "-o", str(directory / "broken.o")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     return run.stderr
 
 

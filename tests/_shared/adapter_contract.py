@@ -679,7 +679,6 @@ class AdapterContract:
         assert secret not in repr(record.to_dict())
         assert all(secret not in r.getMessage() and secret not in (r.exc_text or "") for r in caplog.records)
 
-
     # -- 11. a long failure quarantined for the model call ---------------------------------
 
     def test_a_long_failure_is_shown_as_its_excerpt(self, tmp_path: Path) -> None:
@@ -707,9 +706,7 @@ class AdapterContract:
 
     def test_a_short_failure_is_not_cut(self, tmp_path: Path) -> None:
         """A failure under ``quarantine_chars`` reaches the model whole; nothing is saved."""
-        t = self.drive(
-            [["Paris"], "done"], {"Paris": RuntimeError("x" * 1000)}, result_store=str(tmp_path)
-        )
+        t = self.drive([["Paris"], "done"], {"Paris": RuntimeError("x" * 1000)}, result_store=str(tmp_path))
         assert t.error is None, t.error
         assert ("tool", self.shown_error(RuntimeError("x" * 1000))) in t.seen[1]
         assert list(tmp_path.iterdir()) == []
@@ -743,6 +740,7 @@ def long_test_output() -> str:
         )
     assert run.returncode == 1, run.stdout[-2000:] + run.stderr[-2000:]
     return run.stdout
+
 
 def _warnings(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
     return [r for r in caplog.records if r.name == "toolerr" and r.levelno >= logging.WARNING]

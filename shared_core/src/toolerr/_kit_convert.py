@@ -53,7 +53,7 @@ def rewrite_tail(
     no more of it than needed: the items from the last assistant message on first, and the
     rest only when a result of the decision step failed (a step without failure, the
     common case, costs the same in a long run) or once the layer quarantined a long result
-    (:attr:`~toolerr.ToolErrorLayer.quarantined_any`: it is shown as its excerpt at every
+    (:meth:`~toolerr.ToolErrorLayer.may_quarantine`: it is shown as its excerpt at every
     model call). Raises what conversion raises.
 
     Args:
@@ -72,18 +72,10 @@ def rewrite_tail(
     while start and role_of(items[start - 1]) != "assistant":
         start -= 1
     tail = convert(items[start - 1 :] if start else ())
-    if not decision_step_failed(layer, tail, run=run) and not _quarantines(layer):
+    if not decision_step_failed(layer, tail, run=run) and not layer.may_quarantine():
         return None
     converted = convert(items[: start - 1]) + tail
     return converted, layer.rewrite(converted, run=run)
-
-
-def _quarantines(layer: ToolErrorLayer) -> bool:
-    """Whether a step without failure may still change: the layer quarantined a result
-    earlier (it is shown as its excerpt at every model call), or it quarantines long
-    successes."""
-    policy = layer.policy
-    return bool(policy.quarantine_chars) and (layer.quarantined_any or policy.quarantine_successes)
 
 
 def restore_objects(

@@ -89,8 +89,7 @@ class ToolErrorLayer:
             limit=self.policy.quarantine_chars or 0,
         )
         self.quarantined_any = False
-        """Whether a rewrite of this layer quarantined a result (an adapter that rewrites
-        only when the decision step failed rewrites every model call from then on)."""
+        """Whether a rewrite of this layer quarantined a result (see :meth:`may_quarantine`)."""
 
     # -- verdicts ---------------------------------------------------------------
 
@@ -456,6 +455,15 @@ class ToolErrorLayer:
         except Exception as exc:
             logger.warning("toolerr: rewrite failed; the conversation passes unchanged", exc_info=True)
             return Rewrite(list(messages), False, (), error=f"{type(exc).__name__}: {exc}")
+
+    def may_quarantine(self) -> bool:
+        """Whether :meth:`rewrite` may change a conversation whose decision step holds no
+        failure: this layer quarantined a result before (it is shown as its excerpt at every
+        model call) or it quarantines long successes. A caller that skips the rewrite of
+        such a step (the kit's :func:`~toolerr.adapters.rewrite_tail`, the wire rewrite)
+        rewrites every model call once this is true."""
+        policy = self.policy
+        return bool(policy.quarantine_chars) and (self.quarantined_any or policy.quarantine_successes)
 
     def _quarantine(self, messages: Sequence[Message], run: object | None) -> tuple[list[Message], set[int]]:
         """The messages with each long failed result (each long result with

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from ._lru import LRUCache
-from ._types import Message, content_text
+from ._types import Message, result_text
 
 logger = logging.getLogger("toolerr")
 
@@ -175,7 +175,9 @@ _EXCEPTION_NAME = r"(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Inter
 _EXCEPTION_LINE = re.compile(rf"^{_EXCEPTION_NAME}(?:: [^\n]*)?[ \t]*$", re.MULTILINE)
 _PYTEST_E = re.compile(r"^E {2,}(\S[^\n]*?)[ \t]*$", re.MULTILINE)
 _PYTEST_E_EXCEPTION = re.compile(rf"^E {{2,}}({_EXCEPTION_NAME}(?:: [^\n]*?)?)[ \t]*$", re.MULTILINE)
-_ERROR_WORD = re.compile(r"^[^\n]*\b(?:error|fatal|failed|failure|exception|panic)\b[^\n]*", re.IGNORECASE | re.MULTILINE)
+_ERROR_WORD = re.compile(
+    r"^[^\n]*\b(?:error|fatal|failed|failure|exception|panic)\b[^\n]*", re.IGNORECASE | re.MULTILINE
+)
 
 
 def primary_error(text: str) -> str:
@@ -258,7 +260,7 @@ class Quarantine:
         content = message.content
         if not isinstance(content, (str, list)):
             return None
-        text = content_text(content) if isinstance(content, list) else content
+        text = result_text(content) if isinstance(content, list) else content  # no media payloads
         if len(text) <= self.limit:
             return None
         kept = self._cache.get(id(text))
@@ -282,7 +284,9 @@ class Quarantine:
         blocks: list[Any] = []
         placed = False
         for block in content:
-            is_text = isinstance(block, str) or (isinstance(block, dict) and isinstance(block.get("text"), str))
+            is_text = isinstance(block, str) or (
+                isinstance(block, dict) and isinstance(block.get("text"), str)
+            )
             if not is_text:
                 blocks.append(block)
             elif not placed:
@@ -303,7 +307,7 @@ class Quarantine:
         for index, message in enumerate(messages):
             content = message.content
             if message.role != "tool" or not (
-                type(content) is list or (type(content) is str and len(content) > limit)  # noqa: E721
+                type(content) is list or (type(content) is str and len(content) > limit)
             ):
                 continue  # the common case, kept cheap: most results are short text
             if not successes and not failed(message):

@@ -227,7 +227,6 @@ def _with_response_text(part: types.Part, message: Message) -> types.Part:
     return part.model_copy(update={"function_response": result.model_copy(update={"response": payload})})
 
 
-
 def _with_response_replaced(part: types.Part, response: Any, old: str, new: str) -> types.Part:
     """A new part whose function response carries ``new`` instead of its text ``old`` (a
     long result the rewrite quarantined: its excerpt), in the payload's own key; the part
@@ -244,6 +243,7 @@ def _with_response_replaced(part: types.Part, response: Any, old: str, new: str)
     else:
         return part
     return part.model_copy(update={"function_response": result.model_copy(update={"response": payload})})
+
 
 to_conversation = Conversation
 """The neutral conversation of a request's contents (see :class:`Conversation`)."""
