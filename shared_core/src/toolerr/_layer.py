@@ -69,7 +69,8 @@ class ToolErrorLayer:
         client: The client whose templates produced the tool results (``generic``,
             ``langchain``, ``codex`` ...).
         **options: :class:`Policy` fields: ``form``, ``retry_budget``, ``loop_action``,
-            ``tool_safety``, ``max_error_chars``, ``profile``.
+            ``tool_safety``, ``max_error_chars``, ``profile``, ``quarantine_chars``,
+            ``quarantine_lines``, ``result_store``, ``quarantine_successes``.
     """
 
     def __init__(
@@ -424,7 +425,9 @@ class ToolErrorLayer:
         return delivery_for(self.policy, result, verdict, ledger, report)
 
     def rewrite(self, messages: Sequence[Message], *, run: object | None = None) -> Rewrite:
-        """Apply the policy's form to the messages of one model call.
+        """Apply the policy's form to the messages of one model call; a long failed result
+        (over ``quarantine_chars``) is shown as its excerpt, its full text saved to the
+        result store (``docs/DELIVERY.md`` 7.1).
 
         The input is never modified; the result's ``messages`` is a new list whose
         unchanged messages are the same objects.
