@@ -80,7 +80,8 @@ class Policy:
     the model call's rewrite; the history keeps it whole) as its primary error, its last
     ``quarantine_lines`` lines and the reference to the full text, which is saved to
     ``result_store`` (default 8,000, chosen from the lengths of real errors: see
-    ``docs/DELIVERY.md``; ``None`` or ``0``: never). ``result_store``: a directory (default:
+    ``docs/DELIVERY.md``; ``0``, or ``None`` here, never: an adapter's keyword ``None``
+    means not given). ``result_store``: a directory (default:
     ``toolerr-results-<uid>`` under the temporary directory, mode 0700) or an object with
     ``save(text, *, tool, call_id) -> str`` returning the reference shown to the model.
     ``quarantine_successes``: quarantine long successful results too.
