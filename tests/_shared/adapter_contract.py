@@ -685,22 +685,25 @@ class AdapterContract:
         """A tool fails with the real output of a failing test run (a few thousand lines):
         the model sees at most ``quarantine_chars`` characters, with the error's name, the
         last lines and the saved file, which holds the whole result byte for byte; the
-        framework's history keeps the whole result."""
+        framework's history keeps the whole result. The next model call, after a step
+        without failure, still sees the excerpt."""
         output = long_test_output()
         assert len(output.splitlines()) > 2000
         exception = RuntimeError(output)
         shown = self.shown_error(exception)
         store = tmp_path / "results"
-        t = self.drive([["Paris"], "done"], {"Paris": exception}, result_store=str(store))
+        t = self.drive([["Paris"], ["Oslo"], "done"], {"Paris": exception}, result_store=str(store))
         assert t.error is None, t.error
         [seen] = [entry[1] for entry in t.seen[1] if entry[0] == "tool"]
+        # at the next model call too, after a step without failure
+        assert [entry[1] for entry in t.seen[2] if entry[0] == "tool"] == [seen, answer("Oslo")]
         limit = toolerr.Policy().quarantine_chars
         assert limit is not None and len(seen) <= limit < len(shown)
         assert "AssertionError" in seen.splitlines()[0]
         assert seen.splitlines()[-10:] == shown.splitlines()[-10:]
         [saved] = store.iterdir()
         assert f" is saved at {saved}]" in seen
-        [kept] = [entry[1] for entry in t.history if entry[0] == "tool"]
+        [kept, _] = [entry[1] for entry in t.history if entry[0] == "tool"]
         assert kept.strip() == shown.strip()  # whole (an adapter's cleaning strips the ends)
         assert saved.read_bytes() == kept.encode()
 
