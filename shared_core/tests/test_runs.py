@@ -247,6 +247,10 @@ def test_policy_options_are_typed_once() -> None:
         "idempotency_guard",
         "auto_retry",
         "max_wait",
+        "quarantine_chars",
+        "quarantine_lines",
+        "result_store",
+        "quarantine_successes",
     }
     options: PolicyOptions = {"form": "c1", "loop_action": "block"}
     layer = ToolErrorLayer(Policy(retry_budget=1), **options)

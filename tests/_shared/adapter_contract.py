@@ -33,11 +33,16 @@ from __future__ import annotations
 
 import asyncio
 import email.message
+import functools
 import logging
+import subprocess
+import sys
+import tempfile
 import threading
 import urllib.error
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
@@ -859,6 +864,41 @@ class AdapterContract:
         [record] = records
         assert (record.kind, record.hidden_retries, record.to_dict()["hidden_retries"]) == ("transient", 2, 2)
 
+    # -- 14. a long failure quarantined for the model call ---------------------------------
+
+    def test_a_long_failure_is_shown_as_its_excerpt(self, tmp_path: Path) -> None:
+        """A tool fails with the real output of a failing test run (a few thousand lines):
+        the model sees at most ``quarantine_chars`` characters, with the error's name, the
+        last lines and the saved file, which holds the whole result byte for byte; the
+        framework's history keeps the whole result. The next model call, after a step
+        without failure, still sees the excerpt."""
+        output = long_test_output()
+        assert len(output.splitlines()) > 2000
+        exception = RuntimeError(output)
+        shown = self.shown_error(exception)
+        store = tmp_path / "results"
+        t = self.drive([["Paris"], ["Oslo"], "done"], {"Paris": exception}, result_store=str(store))
+        assert t.error is None, t.error
+        [seen] = [entry[1] for entry in t.seen[1] if entry[0] == "tool"]
+        # at the next model call too, after a step without failure
+        assert [entry[1] for entry in t.seen[2] if entry[0] == "tool"] == [seen, answer("Oslo")]
+        limit = toolerr.Policy().quarantine_chars
+        assert limit is not None and len(seen) <= limit < len(shown)
+        assert "AssertionError" in seen.splitlines()[0]
+        assert seen.splitlines()[-10:] == shown.splitlines()[-10:]
+        [saved] = store.iterdir()
+        assert f" is saved at {saved}]" in seen
+        [kept, _] = [entry[1] for entry in t.history if entry[0] == "tool"]
+        assert kept.strip() == shown.strip()  # whole (an adapter's cleaning strips the ends)
+        assert saved.read_bytes() == kept.encode()
+
+    def test_a_short_failure_is_not_cut(self, tmp_path: Path) -> None:
+        """A failure under ``quarantine_chars`` reaches the model whole; nothing is saved."""
+        t = self.drive([["Paris"], "done"], {"Paris": RuntimeError("x" * 1000)}, result_store=str(tmp_path))
+        assert t.error is None, t.error
+        assert ("tool", self.shown_error(RuntimeError("x" * 1000))) in t.seen[1]
+        assert list(tmp_path.iterdir()) == []
+
 
 _WORDS = ("zebra-quartz", "vault-7731")
 """Words of an error message that ``error_detail`` "safe" and "none" never show the model."""
@@ -866,3 +906,33 @@ _WORDS = ("zebra-quartz", "vault-7731")
 
 def _warnings(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
     return [r for r in caplog.records if r.name == "toolerr" and r.levelno >= logging.WARNING]
+
+
+@functools.lru_cache(maxsize=1)
+def long_test_output() -> str:
+    """The output of a real ``python -m pytest`` run (once per session) on a generated
+    module of 150 failing tests: about 2,700 lines."""
+    lines: list[str] = []
+    for i in range(150):
+        lines += [
+            f"def check_{i}(value):",
+            "    table = {'rows': list(range(30))}",
+            f"    assert value == {i} + 1, f'value {{value}} does not match {{table}}'",
+            "",
+            f"def test_{i}():",
+            f"    check_{i}({i})",
+            "",
+        ]
+    with tempfile.TemporaryDirectory() as directory:
+        module = Path(directory) / "test_generated.py"
+        module.write_text("\n".join(lines))
+        run = subprocess.run(
+            [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly", str(module)],
+            capture_output=True,
+            text=True,
+            cwd=directory,
+            check=False,
+            timeout=300,
+        )
+    assert run.returncode == 1, run.stdout[-2000:] + run.stderr[-2000:]
+    return run.stdout

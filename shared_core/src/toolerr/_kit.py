@@ -119,7 +119,8 @@ class Failure:
     """A tool's exception as the model is shown it, and its classification."""
 
     text: str
-    """``Type: message``, cleaned and capped at the policy's ``max_error_chars``."""
+    """``Type: message``, cleaned and capped at the policy's ``max_error_chars`` (kept whole
+    when it is over ``quarantine_chars``: each model call's rewrite shows its excerpt)."""
     verdict: Verdict
     """Classified from the exception object (the strongest evidence) and that text."""
 
@@ -132,7 +133,17 @@ def failure_of(layer: ToolErrorLayer, error: BaseException, *, tool: str | None 
     verdict = layer.inspect_exception(error, text=text, tool=tool)
     if layer.policy.error_detail != "full":
         return Failure(shown_failure(layer, error, verdict), verdict)
-    return Failure(clean_text(text, layer.policy.max_error_chars), verdict)
+    return Failure(_shown(layer, text), verdict)
+
+
+def _shown(layer: ToolErrorLayer, text: str) -> str:
+    """An exception's text as the tool result: cleaned and capped at ``max_error_chars``;
+    cleaned and whole when it is over ``quarantine_chars`` (the framework keeps it whole,
+    each model call shows its excerpt: the error, the last lines, the saved file)."""
+    quarantine = layer.policy.quarantine_chars
+    if quarantine and len(text) > quarantine:
+        return clean_text(text, len(text))
+    return clean_text(text, layer.policy.max_error_chars)
 
 
 def plain_failure_of(layer: ToolErrorLayer, error: BaseException, *, tool: str | None = None) -> Failure:
@@ -146,7 +157,7 @@ def plain_failure_of(layer: ToolErrorLayer, error: BaseException, *, tool: str |
         return Failure(shown_failure(layer, error, verdict), verdict)
     if not layer.inspect(Message(role="tool", content=text, client=layer.policy.client)).failed:
         text = f"Error: {text}"
-    return Failure(clean_text(text, layer.policy.max_error_chars), verdict)
+    return Failure(_shown(layer, text), verdict)
 
 
 def failure_as(layer: ToolErrorLayer, error: BaseException, text: str, *, tool: str | None = None) -> Failure:

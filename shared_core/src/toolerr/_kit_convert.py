@@ -52,7 +52,9 @@ def rewrite_tail(
     """Apply the layer's form to a framework's message list for one model call, converting
     no more of it than needed: the items from the last assistant message on first, and the
     rest only when a result of the decision step failed (a step without failure, the
-    common case, costs the same in a long run). Raises what conversion raises.
+    common case, costs the same in a long run) or once the layer quarantined a long result
+    (:meth:`~toolerr.ToolErrorLayer.may_quarantine`: it is shown as its excerpt at every
+    model call). Raises what conversion raises.
 
     Args:
         layer: the layer whose form applies.
@@ -70,7 +72,7 @@ def rewrite_tail(
     while start and role_of(items[start - 1]) != "assistant":
         start -= 1
     tail = convert(items[start - 1 :] if start else ())
-    if not decision_step_failed(layer, tail, run=run):
+    if not decision_step_failed(layer, tail, run=run) and not layer.may_quarantine():
         return None
     converted = convert(items[: start - 1]) + tail
     return converted, layer.rewrite(converted, run=run)

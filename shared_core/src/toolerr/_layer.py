@@ -30,6 +30,7 @@ from ._kit_retry import hidden_retries_of
 from ._ledger import FailureLedger, RepeatReport
 from ._loop import ALLOW, LoopDecision, ToolLoopError, blocked_verdict, decide_loop
 from ._policy import FormSpec, Policy, PolicyOptions
+from ._quarantine import Quarantine, resolve_store
 from ._records import DetectionRecord, ResultDelivery, Rewrite, detection_record, emit_record
 from ._replay import Checkpoint, replay_conversation
 from ._runs import RunScopes, content_fingerprint
@@ -71,7 +72,8 @@ class ToolErrorLayer:
         client: The client whose templates produced the tool results (``generic``,
             ``langchain``, ``codex`` ...).
         **options: :class:`Policy` fields: ``form``, ``retry_budget``, ``loop_action``,
-            ``tool_safety``, ``max_error_chars``, ``profile``.
+            ``tool_safety``, ``max_error_chars``, ``profile``, ``quarantine_chars``,
+            ``quarantine_lines``, ``result_store``, ``quarantine_successes``.
     """
 
     def __init__(
@@ -85,6 +87,13 @@ class ToolErrorLayer:
         self.policy = Policy.coerce(policy, client=client, **options)
         self.on_record = on_record
         self._runs = RunScopes()
+        self._quarantine_of = Quarantine(
+            resolve_store(self.policy.result_store),
+            lines=self.policy.quarantine_lines,
+            limit=self.policy.quarantine_chars or 0,
+        )
+        self.quarantined_any = False
+        """Whether a rewrite of this layer quarantined a result (see :meth:`may_quarantine`)."""
 
     # -- verdicts ---------------------------------------------------------------
 
@@ -436,7 +445,9 @@ class ToolErrorLayer:
         return delivery_for(self.policy, result, verdict, ledger, report)
 
     def rewrite(self, messages: Sequence[Message], *, run: object | None = None) -> Rewrite:
-        """Apply the policy's form to the messages of one model call.
+        """Apply the policy's form to the messages of one model call; a long failed result
+        (over ``quarantine_chars``) is shown as its excerpt, its full text saved to the
+        result store (``docs/DELIVERY.md`` 7.1).
 
         The input is never modified; the result's ``messages`` is a new list whose
         unchanged messages are the same objects.
@@ -468,23 +479,52 @@ class ToolErrorLayer:
             logger.warning("toolerr: rewrite failed; the conversation passes unchanged", exc_info=True)
             return Rewrite(list(messages), False, (), error=f"{type(exc).__name__}: {exc}")
 
+    def may_quarantine(self) -> bool:
+        """Whether :meth:`rewrite` may change a conversation whose decision step holds no
+        failure: this layer quarantined a result before (it is shown as its excerpt at every
+        model call) or it quarantines long successes. A caller that skips the rewrite of
+        such a step (the kit's :func:`~toolerr.adapters.rewrite_tail`, the wire rewrite)
+        rewrites every model call once this is true."""
+        policy = self.policy
+        return bool(policy.quarantine_chars) and (self.quarantined_any or policy.quarantine_successes)
+
+    def _quarantine(self, messages: Sequence[Message], run: object | None) -> tuple[list[Message], set[int]]:
+        """The messages with each long failed result (each long result with
+        ``quarantine_successes``) quarantined for this model call (:mod:`toolerr._quarantine`)."""
+        policy = self.policy
+        if not policy.quarantine_chars:
+            return list(messages), set()
+        out, changed = self._quarantine_of.messages(
+            messages,
+            failed=lambda message: self.inspect(message, run=run).failed,
+            successes=policy.quarantine_successes,
+        )
+        if changed:
+            self.quarantined_any = True
+        return out, changed
+
     def _rewrite(self, messages: Sequence[Message], run: object | None) -> Rewrite:
+        shown, quarantined = self._quarantine(messages, run)
         step = find_decision_step(messages)
         if step is None:
-            return Rewrite(list(messages), False)
+            return Rewrite(shown, bool(quarantined))
         failed = [
             (result, verdict)
             for result in step.results
             if result.duplicate_of is None and (verdict := self.inspect(result.message, run=run)).failed
         ]
         if not failed:
-            return Rewrite(list(messages), False)
+            return Rewrite(shown, bool(quarantined))
         ledger, reports = self.replay(messages, run=run)
+        if quarantined:  # the notes restate the excerpt the model is shown
+            step = dataclasses.replace(
+                step, results=tuple(dataclasses.replace(r, message=shown[r.index]) for r in step.results)
+            )
+            failed = [(dataclasses.replace(r, message=shown[r.index]), v) for r, v in failed]
         policy = self.policy
-        shown: Sequence[Message] = messages
         detailed: set[int] = set()
         if policy.error_detail != "full":  # the failed results as the model is to see them
-            shown, failed, detailed = shown_results(messages, failed, policy.error_detail)
+            shown, failed, detailed = shown_results(shown, failed, policy.error_detail)
         deliveries = [
             self._delivery(result, verdict, ledger, reports.get(result.index)) for result, verdict in failed
         ]
@@ -500,7 +540,7 @@ class ToolErrorLayer:
             )
             for d in deliveries
         )
-        return Rewrite(out, bool(changed), records, ledger=ledger)
+        return Rewrite(out, bool(changed or quarantined), records, ledger=ledger)
 
 
 def rewrite(messages: Sequence[Message], form: FormSpec = "c3", **options: Any) -> list[Message]:

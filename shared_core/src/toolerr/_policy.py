@@ -14,6 +14,7 @@ from ._hygiene import DEFAULT_MAX_ERROR_CHARS
 from ._names import describe_forms
 from ._profile_file import load_profile, looks_like_profile_path
 from ._profiles import PROFILES, Profile
+from ._quarantine import DEFAULT_QUARANTINE_CHARS, DEFAULT_QUARANTINE_LINES, MIN_QUARANTINE_CHARS, check_store
 from ._types import FORMS, KINDS, LOOP_ACTIONS, Form, Kind, LoopAction, ToolSafety, Verdict
 
 FormSpec: TypeAlias = str | Mapping[str, str]
@@ -56,6 +57,10 @@ class PolicyOptions(TypedDict, total=False):
     idempotency_guard: bool
     auto_retry: int
     max_wait: float
+    quarantine_chars: int
+    quarantine_lines: int
+    result_store: str | os.PathLike[str] | Any
+    quarantine_successes: bool
 
 
 POLICY_OPTIONS: tuple[str, ...] = tuple(PolicyOptions.__annotations__)
@@ -92,6 +97,15 @@ class Policy:
     to this many times with backoff before the model sees anything (an unknown outcome
     only for a read-only or idempotent tool); ``max_wait`` (seconds, default 30): the
     longest wait (a ``Retry-After`` or the backoff) such a hidden retry may take.
+    ``quarantine_chars``: a failed tool result longer than this is shown to the model (in
+    the model call's rewrite; the history keeps it whole) as its primary error, its last
+    ``quarantine_lines`` lines and the reference to the full text, which is saved to
+    ``result_store`` (default 8,000, chosen from the lengths of real errors: see
+    ``docs/DELIVERY.md``; ``0``, or ``None`` here, never: an adapter's keyword ``None``
+    means not given). ``result_store``: a directory (default:
+    ``toolerr-results-<uid>`` under the temporary directory, mode 0700) or an object with
+    ``save(text, *, tool, call_id) -> str`` returning the reference shown to the model.
+    ``quarantine_successes``: quarantine long successful results too.
     """
 
     form: FormSpec = DEFAULT_FORM
@@ -105,6 +119,10 @@ class Policy:
     idempotency_guard: bool = True
     auto_retry: int = 0
     max_wait: float = DEFAULT_MAX_WAIT
+    quarantine_chars: int | None = DEFAULT_QUARANTINE_CHARS
+    quarantine_lines: int = DEFAULT_QUARANTINE_LINES
+    result_store: str | os.PathLike[str] | Any = None
+    quarantine_successes: bool = False
 
     def __post_init__(self, profile: ProfileSpec | None) -> None:
         forms = resolve_forms(self.form if profile is None else profile)
@@ -132,6 +150,19 @@ class Policy:
                 )
         object.__setattr__(self, "tool_safety", MappingProxyType(safety))
         check_error_detail(self.error_detail)
+        chars = self.quarantine_chars
+        if chars is not None and (
+            not isinstance(chars, int) or isinstance(chars, bool) or (chars and chars < MIN_QUARANTINE_CHARS)
+        ):
+            raise ValueError(
+                f"quarantine_chars must be None, 0 (never) or an int of at least {MIN_QUARANTINE_CHARS}"
+            )
+        lines = self.quarantine_lines
+        if not isinstance(lines, int) or isinstance(lines, bool) or lines < 1:
+            raise ValueError("quarantine_lines must be an int of at least 1")
+        if not isinstance(self.quarantine_successes, bool):
+            raise ValueError("quarantine_successes must be a bool")
+        check_store(self.result_store)
 
     def form_for(self, kind: Kind | None) -> Form:
         """The form delivered for a failure of ``kind`` (the effective kind: a transient

@@ -128,9 +128,10 @@ def _rewrite(
     # Fast path: nothing failed at the decision step -> the same object, unconverted.
     recent = convert(recent_items, name, start).messages
     step = find_decision_step(recent)
-    if step is None or not any(
-        r.duplicate_of is None and layer.inspect(r.message).failed for r in step.results
-    ):
+    if (
+        step is None
+        or not any(r.duplicate_of is None and layer.inspect(r.message).failed for r in step.results)
+    ) and not layer.may_quarantine():
         return WireRewrite(request, False)
     if not plain:
         view = _plain_view(request, wire)

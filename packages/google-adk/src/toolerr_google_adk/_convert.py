@@ -210,6 +210,8 @@ def _with_response_text(part: types.Part, message: Message) -> types.Part:
     response: Any = result.response or {}
     old, _ = response_content(response)
     new = message.content
+    if isinstance(new, str) and isinstance(old, str) and not new.startswith(old):
+        return _with_response_replaced(part, response, old, new)
     added = new[len(old) :].lstrip("\n") if isinstance(new, str) and isinstance(old, str) else ""
     if not added:
         return part
@@ -222,6 +224,24 @@ def _with_response_text(part: types.Part, message: Message) -> types.Part:
         payload["content"] = [*payload["content"], {"type": "text", "text": added}]
     else:
         payload["guidance"] = added
+    return part.model_copy(update={"function_response": result.model_copy(update={"response": payload})})
+
+
+def _with_response_replaced(part: types.Part, response: Any, old: str, new: str) -> types.Part:
+    """A new part whose function response carries ``new`` instead of its text ``old`` (a
+    long result the rewrite quarantined: its excerpt), in the payload's own key; the part
+    as it is where the text has no key of its own (shown whole)."""
+    result = part.function_response
+    assert result is not None
+    payload: dict[str, Any] = dict(response)
+    if len(payload) == 1 and isinstance(payload.get("result"), str):
+        payload["result"] = new
+    elif len(payload) == 1 and isinstance(payload.get("error"), str):
+        payload["error"] = new
+    elif isinstance(payload.get("content"), list) and old == content_text(payload["content"]):
+        payload["content"] = [{"type": "text", "text": new}]
+    else:
+        return part
     return part.model_copy(update={"function_response": result.model_copy(update={"response": payload})})
 
 
