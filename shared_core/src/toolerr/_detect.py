@@ -272,9 +272,23 @@ def _call_tool_result_like(obj: Any) -> dict[str, Any] | None:
 # --- text ----------------------------------------------------------------------------------
 
 
+def _long_traceback(text: str, lead: int) -> str:
+    """The window of a text longer than a window that holds a Python trace: its first
+    half-window and its last, each cut at a line break (the exception that was raised is
+    the trace's last line, which the first window alone would miss)."""
+    half = R.WINDOW_CHARS // 2
+    head = text[lead : lead + half]
+    head = head[: head.rfind("\n") + 1] or head
+    tail = text[-half:]
+    tail = tail[tail.find("\n") + 1 :] or tail
+    return head + tail
+
+
 def _analyse_text(det: Detection, text: str, *, allow_json: bool) -> None:
     lead = _LEAD.match(text).end() if text[:1].isspace() else 0  # type: ignore[union-attr]
     window = text[lead : lead + R.WINDOW_CHARS]
+    if len(text) - lead > R.WINDOW_CHARS and R.TRACEBACK_START in window[:256]:
+        window = _long_traceback(text, lead)
     det.window = window
     if not window:
         return
