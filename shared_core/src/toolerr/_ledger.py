@@ -240,6 +240,12 @@ class FailureLedger:
         self._recent: deque[tuple[str, str, bool]] = deque(maxlen=self.history)
         self._step = 0
         self._dropped = 0
+        self.next_epoch = False
+        """Set by a replay with progress probes: the environment changed after the last
+        call recorded, so a call about to run repeats none of them."""
+        self.progress_block: Any = None
+        """Set by a replay with progress (loop action ``block``): the ``LoopDecision`` of a
+        stall or same result that keeps the next call from running."""
 
     def __repr__(self) -> str:
         return (
