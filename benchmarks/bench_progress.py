@@ -28,7 +28,9 @@ from toolerr._progress import git_fingerprint
 
 
 def _git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.name=b", "-c", "user.email=b@example.org", *args], cwd=repo, check=True)
+    subprocess.run(
+        ["git", "-c", "user.name=b", "-c", "user.email=b@example.org", *args], cwd=repo, check=True
+    )
 
 
 def make_repo(root: Path, files: int) -> Path:
@@ -59,7 +61,13 @@ def conversation(size: int = 200) -> list[Message]:
     call = ToolCall("last", "run_tests", {"target": "tests"})
     messages += [
         Message("assistant", "", tool_calls=(call,)),
-        Message("tool", "FAILED tests/test_calc.py::test_add - AssertionError: 0 != 4", tool_call_id="last"),
+        Message(
+            "tool",
+            "TypeError: run_tests() got an unexpected keyword argument 'target'",
+            tool_call_id="last",
+            name="run_tests",
+            is_error=True,
+        ),
     ]
     return messages
 
@@ -78,8 +86,16 @@ def main() -> None:
         small = make_repo(Path(tmp) / "small", 5)
         large = make_repo(Path(tmp) / "large", 1000)
         messages = conversation()
+        succeeded = messages[:-2]  # the decision step a success (the common case)
         variants: dict[str, Callable[[], Any]] = {
             "rewrite (200 messages, C3, cold)": lambda: ToolErrorLayer().rewrite(messages),
+            "rewrite, same_result_repeats=0 (no same-result check)": lambda: ToolErrorLayer(
+                same_result_repeats=0
+            ).rewrite(messages),
+            "rewrite, decision step a success (198 messages)": lambda: ToolErrorLayer().rewrite(succeeded),
+            "the same, same_result_repeats=0": lambda: ToolErrorLayer(same_result_repeats=0).rewrite(
+                succeeded
+            ),
             "git probe, 5 files": lambda: git_fingerprint(small),
             "git probe, ~1,000 files": lambda: git_fingerprint(large),
             "rewrite with progress='git', ~1,000 files (one probe)": lambda: ToolErrorLayer(
@@ -98,6 +114,7 @@ def main() -> None:
         {"measure": name, "median_ms": round(value, 3), "ratio_to_rewrite": round(value / base, 1)}
         for name, value in medians.items()
     ]
+    assert ToolErrorLayer().rewrite(messages).changed  # the decision step's failure is noted
     for row in rows:
         print(f"{row['measure']:<58} {row['median_ms']:>9.3f} ms  x{row['ratio_to_rewrite']}")
     out = Path(__file__).parent / "out" / "progress.json"

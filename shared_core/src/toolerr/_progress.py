@@ -258,6 +258,8 @@ class Progress:
         Returns:
             The :class:`Assessment`, or ``None`` when there is no tool step.
         """
+        if not self.probing and not self._may_repeat(messages):
+            return None  # the common case without probes: one pass, no pairing of old steps
         steps = self._steps(messages)
         if not steps:
             return None
@@ -282,6 +284,27 @@ class Progress:
         if decision is None:
             decision, calls = self._same_result(steps[epoch:], inspect)
         return Assessment(tuple(history), steps[epoch].index if epoch else 0, fresh, decision, calls)
+
+    def _may_repeat(self, messages: Sequence[Message]) -> bool:
+        """Whether a result of the decision step has its text at least
+        ``same_result_repeats`` times among the conversation's tool results (a cheap
+        pre-check: the same tool and arguments are checked after it)."""
+        repeats = self.policy.same_result_repeats
+        last = len(messages) - 1
+        while last >= 0 and messages[last].role != "assistant":
+            last -= 1
+        if not repeats or last < 0 or not messages[last].tool_calls:
+            return False
+        texts = {_text(m.content) for m in messages[last + 1 :] if m.role == "tool"}
+        if not texts:
+            return False
+        counts = dict.fromkeys(texts, 0)
+        for message in messages:
+            if message.role == "tool":
+                text = _text(message.content)
+                if text in counts:
+                    counts[text] += 1
+        return bool(max(counts.values()) >= repeats)
 
     def _stall(
         self, steps: list[_Step], history: list[Hashable | None], inspect: Callable[[Message], Verdict]
@@ -344,6 +367,10 @@ class Progress:
         error = ToolLoopError(assessment.decision, calls=assessment.calls, fingerprints=assessment.history)
         call_on_loop(self.policy, error)
         return error
+
+
+def _text(content: Any) -> str:
+    return content if isinstance(content, str) else content_text(content)
 
 
 def call_on_loop(policy: Any, error: ToolLoopError) -> None:
