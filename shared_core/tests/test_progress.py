@@ -382,3 +382,8 @@ def test_bad_options_are_refused_at_construction(options: dict[str, Any]) -> Non
 def test_progress_cwd_defaults_to_the_working_directory() -> None:
     assert Policy(progress="git").progress_cwd == os.getcwd()
     assert Policy().progress is None and Policy().same_result_repeats == 3
+
+
+def test_form_c0_adds_no_progress_note() -> None:
+    shown = _searches(["No results."] * 3, form="c0")
+    assert all("returned the same result" not in _notes(s) for s in shown)

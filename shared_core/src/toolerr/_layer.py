@@ -503,6 +503,8 @@ class ToolErrorLayer:
             logger.info("toolerr: progress loop (%s): %s", loop.action, loop.reason)
             if loop.action == "stop" and self._progress is not None and assessment is not None:
                 raise self._progress.stop(assessment)
+            if loop.action == "note" and self.policy.form_for(None) == "c0":
+                loop = None  # C0 detects and records only: no note
         failed = [
             (result, verdict)
             for result in step.results
