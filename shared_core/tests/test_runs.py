@@ -251,6 +251,11 @@ def test_policy_options_are_typed_once() -> None:
         "quarantine_lines",
         "result_store",
         "quarantine_successes",
+        "progress",
+        "progress_cwd",
+        "progress_window",
+        "same_result_repeats",
+        "on_loop",
     }
     options: PolicyOptions = {"form": "c1", "loop_action": "block"}
     layer = ToolErrorLayer(Policy(retry_budget=1), **options)

@@ -49,6 +49,10 @@ import pytest
 import toolerr
 from shared_support import CASES, FIXABLE, TRANSIENT, UNRECOVERABLE
 from toolerr import DetectionRecord, Message, ToolCall, ToolErrorLayer, ToolLoopError
+from toolerr._progress import SAME_RESULT_NOTE
+from toolerr._progress import STALL_NOTE as _STALL
+
+STALL_NOTE = _STALL.format(steps=3)
 
 Entry = tuple[Any, ...]
 Step = Sequence[str] | str
@@ -898,6 +902,70 @@ class AdapterContract:
         assert t.error is None, t.error
         assert ("tool", self.shown_error(RuntimeError("x" * 1000))) in t.seen[1]
         assert list(tmp_path.iterdir()) == []
+
+    # -- 15. progress: stalls and same results (issue 26) -------------------------------------
+
+    def _stall_script(self) -> tuple[list[Step], dict[str, BaseException]]:
+        """A failure, then successes with other arguments (no repeat), four tool steps."""
+        city, exception, _, _ = CASES["unrecoverable"]
+        return [[city], ["Paris"], ["Rome"], ["Lima"], "done"], {city: exception}
+
+    def test_progress_unchanged_over_three_steps_stops_the_run(self) -> None:
+        """``progress`` (a probe the test controls, always the same) and loop action ``stop``:
+        the model call after the third unchanged step with a failure raises ToolLoopError,
+        which carries the loop's calls and the fingerprints; ``on_loop`` got it first."""
+        script, failures = self._stall_script()
+        seen: list[ToolLoopError] = []
+        t = self.drive(script, failures, progress=lambda: "same", loop_action="stop", on_loop=seen.append)
+        error = loop_error(t.error)
+        assert error is not None, t.error
+        assert t.executed == [CASES["unrecoverable"][0], "Paris", "Rome"]
+        assert len(seen) == 1 and seen[0].decision == error.decision  # a framework may wrap it
+        assert [call.name for call in error.calls] == [TOOL] * 3
+        assert len(error.fingerprints) == 3 and len(set(error.fingerprints)) == 1
+
+    def test_progress_that_changes_does_not_stop_the_run(self) -> None:
+        script, failures = self._stall_script()
+        counter = iter(range(100))
+        t = self.drive(script, failures, progress=lambda: next(counter), loop_action="stop")
+        assert t.error is None, t.error
+        assert t.executed == [CASES["unrecoverable"][0], "Paris", "Rome", "Lima"]
+        assert not any(STALL_NOTE in str(part) for seen in t.seen for entry in seen for part in entry)
+
+    def test_progress_stall_gets_a_note_without_the_calls(self) -> None:
+        """Loop action ``note``: the model call after the third unchanged step reads a
+        runtime note naming the stall (its own user turn: that step did not fail); the
+        framework's history holds none."""
+        script, failures = self._stall_script()
+        t = self.drive(script, failures, progress=lambda: b"same")
+        assert t.error is None, t.error
+        assert not any(STALL_NOTE in str(entry) for entry in t.seen[2])
+        assert t.seen[3][-1] == ("user", f"{NOTE_PREFIX}{STALL_NOTE}")
+        assert not holds_note(t.history)
+
+    def test_progress_stall_blocks_the_next_call(self) -> None:
+        script, failures = self._stall_script()
+        t = self.drive(script, failures, progress=lambda: "same", loop_action="block")
+        assert t.error is None, t.error
+        assert t.executed == [CASES["unrecoverable"][0], "Paris", "Rome"]
+        assert any(
+            entry[0] == "tool" and entry[1].startswith(f"{BLOCKED_PREFIX} {STALL_NOTE}")
+            for entry in t.seen[4]
+        )
+
+    def test_three_identical_successful_results_get_a_note(self) -> None:
+        t = self.drive([["Paris"], ["Paris"], ["Paris"], "done"])
+        assert t.error is None, t.error
+        assert t.executed == ["Paris"] * 3
+        same = f"{NOTE_PREFIX}{SAME_RESULT_NOTE.format(name=TOOL, count=3)}"
+        assert not holds_note(t.seen[2])
+        assert t.seen[3][-1] == ("user", same)
+        assert '"Paris"' not in same and not holds_note(t.history)
+
+    def test_three_different_successful_results_get_no_note(self) -> None:
+        t = self.drive([["Paris"], ["Rome"], ["Lima"], "done"])
+        assert t.error is None, t.error
+        assert not any(holds_note(seen) for seen in t.seen)
 
 
 _WORDS = ("zebra-quartz", "vault-7731")

@@ -72,7 +72,11 @@ def rewrite_tail(
     while start and role_of(items[start - 1]) != "assistant":
         start -= 1
     tail = convert(items[start - 1 :] if start else ())
-    if not decision_step_failed(layer, tail, run=run) and not layer.may_quarantine():
+    if (
+        not decision_step_failed(layer, tail, run=run)
+        and not layer.may_quarantine()
+        and not layer.wants_whole(tail, len(items), run=run)
+    ):
         return None
     converted = convert(items[: start - 1]) + tail
     return converted, layer.rewrite(converted, run=run)

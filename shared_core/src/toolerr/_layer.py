@@ -30,6 +30,7 @@ from ._kit_retry import hidden_retries_of
 from ._ledger import FailureLedger, RepeatReport
 from ._loop import ALLOW, LoopDecision, ToolLoopError, blocked_verdict, decide_loop
 from ._policy import FormSpec, Policy, PolicyOptions
+from ._progress import Assessment, Progress, call_on_loop, note_text, with_note
 from ._quarantine import Quarantine, resolve_store
 from ._records import DetectionRecord, ResultDelivery, Rewrite, detection_record, emit_record
 from ._replay import Checkpoint, replay_conversation
@@ -94,6 +95,29 @@ class ToolErrorLayer:
         )
         self.quarantined_any = False
         """Whether a rewrite of this layer quarantined a result (see :meth:`may_quarantine`)."""
+        policy = self.policy
+        self._progress = (
+            Progress(policy) if policy.progress is not None or policy.same_result_repeats else None
+        )
+
+    @property
+    def watches_progress(self) -> bool:
+        """Whether every model call's conversation must reach :meth:`rewrite`, not only one
+        whose decision step failed (progress probes, same-result repeats)."""
+        return self._progress is not None
+
+    def wants_whole(self, tail: Sequence[Message], length: int, *, run: object | None = None) -> bool:
+        """For an adapter that converts only a model call's tail when its decision step did
+        not fail: whether progress (probes, same-result repeats) needs the whole conversation
+        at :meth:`rewrite` all the same. ``length``: the framework's list length."""
+        if self._progress is None:
+            return False
+        return self._progress.wants_whole(tail, length, lambda message: self.inspect(message, run=run))
+
+    def _assess(self, messages: Sequence[Message], run: object | None, probe: bool) -> Assessment | None:
+        if self._progress is None:
+            return None
+        return self._progress.assess(messages, lambda message: self.inspect(message, run=run), probe=probe)
 
     # -- verdicts ---------------------------------------------------------------
 
@@ -216,15 +240,29 @@ class ToolErrorLayer:
         replay from the start). A call's ``arguments`` must not be changed in place once
         replayed. ``run``: the run scope of remembered verdicts and of the checkpoints.
         """
+        needed = self.policy.progress is not None or self.policy.loop_action == "block"
+        return self._replay(messages, run, self._assess(messages, run, probe=False) if needed else None)
+
+    def _replay(
+        self, messages: Sequence[Message], run: object | None, assessment: Assessment | None
+    ) -> tuple[FailureLedger, dict[int, RepeatReport]]:
         state = self._runs.get(run)
         assert state is not None
-        return replay_conversation(
+        start = assessment.epoch_start if assessment is not None else 0
+        ledger, reports = replay_conversation(
             state,
-            messages,
+            messages[start:] if start else messages,
             self.policy.retry_budget,
             lambda message: self.inspect(message, run=run),
             shared=state is self._runs.default,
         )
+        if start:  # calls before the latest fingerprint epoch repeat nothing
+            reports = {index + start: report for index, report in reports.items()}
+        if assessment is not None:
+            ledger.next_epoch = assessment.fresh_next
+            decision = assessment.decision
+            ledger.progress_block = decision if decision is not None and decision.action == "block" else None
+        return ledger, reports
 
     def check_call(
         self,
@@ -272,6 +310,10 @@ class ToolErrorLayer:
             else:
                 if ledger is None:
                     ledger = self.replay(messages or (), run=run)[0]
+                if ledger.progress_block is not None:  # a stall or a same result: the next call
+                    return self._decided(name, ledger.progress_block)
+                if ledger.next_epoch:  # the environment changed since those calls: no repeat
+                    return ALLOW
                 decision = decide_loop(
                     ledger.check(name, arguments, raw=raw), loop_action=self.policy.loop_action
                 )
@@ -293,7 +335,9 @@ class ToolErrorLayer:
     def _decided(self, name: str, decision: LoopDecision) -> LoopDecision:
         if decision.action == "stop":
             logger.warning("toolerr: stopping the run: %s", decision.reason)
-            raise ToolLoopError(decision)
+            error = ToolLoopError(decision)
+            call_on_loop(self.policy, error)
+            raise error
         if decision.action == "block":
             guarded = decision.verdict is not None
             what = "resend of a call of unknown outcome" if guarded else "repeat of a failed call"
@@ -473,7 +517,8 @@ class ToolErrorLayer:
                 raise TypeError(f"messages must hold toolerr.Message objects, got {type(message).__name__}")
         try:
             return self._rewrite(messages, run)
-        except ToolLoopError:
+        except ToolLoopError as error:
+            call_on_loop(self.policy, error)
             raise
         except Exception as exc:
             logger.warning("toolerr: rewrite failed; the conversation passes unchanged", exc_info=True)
@@ -508,14 +553,30 @@ class ToolErrorLayer:
         step = find_decision_step(messages)
         if step is None:
             return Rewrite(shown, bool(quarantined))
+        assessment = self._assess(messages, run, probe=True)
+        loop = assessment.decision if assessment is not None else None
+        if loop is not None:
+            logger.info("toolerr: progress loop (%s): %s", loop.action, loop.reason)
+            if loop.action == "stop" and self._progress is not None and assessment is not None:
+                raise self._progress.stop(assessment)
+            if loop.action == "note" and self.policy.form_for(None) == "c0":
+                loop = None  # C0 detects and records only: no note
         failed = [
             (result, verdict)
             for result in step.results
             if result.duplicate_of is None and (verdict := self.inspect(result.message, run=run)).failed
         ]
         if not failed:
-            return Rewrite(shown, bool(quarantined))
-        ledger, reports = self.replay(messages, run=run)
+            if loop is None:
+                return Rewrite(shown, bool(quarantined))
+            noted = with_note(shown, step.assistant_index, note_text(loop))
+            return Rewrite(noted if noted is not None else shown, noted is not None or bool(quarantined))
+        try:
+            ledger, reports = self._replay(messages, run, assessment)
+        except ToolLoopError as error:
+            if assessment is not None and not error.fingerprints:
+                error.fingerprints = assessment.history
+            raise
         if quarantined:  # the notes restate the excerpt the model is shown
             step = dataclasses.replace(
                 step, results=tuple(dataclasses.replace(r, message=shown[r.index]) for r in step.results)
@@ -530,6 +591,10 @@ class ToolErrorLayer:
         ]
         out, changed = apply_form(shown, step, deliveries, policy.form_for(None))
         changed |= detailed
+        if loop is not None:
+            noted = _with_loop_note(out, len(messages), step.assistant_index, note_text(loop))
+            if noted is not None:
+                out, changed = noted, changed | {step.assistant_index}
         records = tuple(
             emit_record(
                 d,
@@ -541,6 +606,18 @@ class ToolErrorLayer:
             for d in deliveries
         )
         return Rewrite(out, bool(changed or quarantined), records, ledger=ledger)
+
+
+def _with_loop_note(out: list[Message], given: int, assistant_index: int, text: str) -> list[Message] | None:
+    """A progress loop's note in the decision step's note turn (its own where there is none)."""
+    if len(out) == given:  # the exchange kept (C1, C3): after its results
+        return with_note(out, assistant_index, text)
+    last = out[-1] if out else None  # a removing form put its notes in the last user turn
+    if last is not None and last.role == "user" and text in str(last.content):
+        return None
+    if last is not None and last.role == "user" and isinstance(last.content, str):
+        return [*out[:-1], dataclasses.replace(last, content=f"{last.content}\n\n{text}")]
+    return [*out, Message(role="user", content=text)]
 
 
 def rewrite(messages: Sequence[Message], form: FormSpec = "c3", **options: Any) -> list[Message]:

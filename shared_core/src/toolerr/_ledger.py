@@ -242,6 +242,12 @@ class FailureLedger:
         self._dropped = 0
         # the latest call recorded, when it failed with an unknown outcome (the idempotency guard)
         self._unknown: _Signature | None = None
+        self.next_epoch = False
+        """Set by a replay with progress probes: the environment changed after the last
+        call recorded, so a call about to run repeats none of them."""
+        self.progress_block: Any = None
+        """Set by a replay with progress (loop action ``block``): the ``LoopDecision`` of a
+        stall or same result that keeps the next call from running."""
 
     def __repr__(self) -> str:
         return (

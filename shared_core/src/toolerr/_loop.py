@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Literal
 
 from ._ledger import RepeatReport, _cap, _loop_cause
-from ._types import LOOP_ACTIONS, Kind, LoopAction, Verdict
+from ._types import LOOP_ACTIONS, Kind, LoopAction, ToolCall, Verdict
 
 __all__ = ["LoopDecision", "ToolLoopError", "decide_loop"]
 
@@ -106,9 +107,21 @@ ALLOW = LoopDecision(action="allow", reason="", report=_EMPTY_REPORT)
 class ToolLoopError(RuntimeError):
     """Raised with loop action ``stop`` when the agent repeats a failing call or cycle."""
 
-    def __init__(self, decision: LoopDecision) -> None:
+    def __init__(
+        self,
+        decision: LoopDecision,
+        *,
+        calls: tuple[ToolCall, ...] = (),
+        fingerprints: tuple[Hashable | None, ...] = (),
+    ) -> None:
         super().__init__(f"toolerr stopped the run: {decision.reason}")
         self.decision = decision
+        self.calls = calls
+        """The calls of the loop (for a stall: those of its unchanged steps; for a same
+        result: the repeated calls); empty where the stop came from a tool-call check."""
+        self.fingerprints = fingerprints
+        """The environment's fingerprint after each tool step of the run (``None``:
+        unknown), when ``Policy.progress`` probes it; else empty."""
 
 
 def blocked_verdict(decision: LoopDecision) -> Verdict:

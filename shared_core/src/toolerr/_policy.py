@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import InitVar, dataclass, field
 from types import MappingProxyType
 from typing import Any, TypeAlias, TypedDict, get_args
@@ -16,6 +16,10 @@ from ._profile_file import load_profile, looks_like_profile_path
 from ._profiles import PROFILES, Profile
 from ._quarantine import DEFAULT_QUARANTINE_CHARS, DEFAULT_QUARANTINE_LINES, MIN_QUARANTINE_CHARS, check_store
 from ._types import FORMS, KINDS, LOOP_ACTIONS, Form, Kind, LoopAction, ToolSafety, Verdict
+
+ProgressSpec: TypeAlias = str | Callable[[], Any]
+"""What ``progress=`` accepts: ``"git"`` or a callable returning a fingerprint (``str``,
+``bytes`` or any hashable value; equal values mean an unchanged environment)."""
 
 FormSpec: TypeAlias = str | Mapping[str, str]
 """What ``form=`` accepts: one form for every kind (``c0`` ... ``abstract``), the name of a
@@ -61,6 +65,11 @@ class PolicyOptions(TypedDict, total=False):
     quarantine_lines: int
     result_store: str | os.PathLike[str] | Any
     quarantine_successes: bool
+    progress: ProgressSpec
+    progress_cwd: str | os.PathLike[str]
+    progress_window: int
+    same_result_repeats: int
+    on_loop: Callable[[Any], None]
 
 
 POLICY_OPTIONS: tuple[str, ...] = tuple(PolicyOptions.__annotations__)
@@ -106,6 +115,15 @@ class Policy:
     ``toolerr-results-<uid>`` under the temporary directory, mode 0700) or an object with
     ``save(text, *, tool, call_id) -> str`` returning the reference shown to the model.
     ``quarantine_successes``: quarantine long successful results too.
+
+    Progress (``docs/DELIVERY.md`` section 5): ``progress``: ``None`` (default), ``"git"``
+    (HEAD, index and working tree of the repository at ``progress_cwd``, default the
+    process's working directory at construction) or a callable returning a fingerprint of
+    the environment, taken when the model call after each tool step is prepared; when it
+    is unchanged over ``progress_window`` (3) steps that include a failure, the loop action
+    applies. ``same_result_repeats`` (3; 0 turns it off): a successful call whose tool,
+    arguments and result repeat that many times gets a loop note. ``on_loop``: called with
+    the :class:`~toolerr.ToolLoopError` before it is raised (loop action ``stop``).
     """
 
     form: FormSpec = DEFAULT_FORM
@@ -123,6 +141,11 @@ class Policy:
     quarantine_lines: int = DEFAULT_QUARANTINE_LINES
     result_store: str | os.PathLike[str] | Any = None
     quarantine_successes: bool = False
+    progress: ProgressSpec | None = None
+    progress_cwd: str | os.PathLike[str] | None = None
+    progress_window: int = 3
+    same_result_repeats: int = 3
+    on_loop: Callable[[Any], None] | None = None
 
     def __post_init__(self, profile: ProfileSpec | None) -> None:
         forms = resolve_forms(self.form if profile is None else profile)
@@ -163,6 +186,24 @@ class Policy:
         if not isinstance(self.quarantine_successes, bool):
             raise ValueError("quarantine_successes must be a bool")
         check_store(self.result_store)
+        self._check_progress()
+
+    def _check_progress(self) -> None:
+        if self.progress is not None and self.progress != "git" and not callable(self.progress):
+            raise ValueError(f"progress must be None, 'git' or a callable, got {self.progress!r}")
+        if self.progress == "git":
+            cwd = os.fspath(self.progress_cwd) if self.progress_cwd is not None else os.getcwd()
+            if not os.path.isdir(cwd):
+                raise ValueError(f"progress_cwd {cwd!r} is not a directory")
+            object.__setattr__(self, "progress_cwd", cwd)
+        window = self.progress_window
+        if isinstance(window, bool) or not isinstance(window, int) or window < 2:
+            raise ValueError("progress_window must be an int of at least 2")
+        repeats = self.same_result_repeats
+        if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 0 or repeats == 1:
+            raise ValueError("same_result_repeats must be 0 (off) or an int of at least 2")
+        if self.on_loop is not None and not callable(self.on_loop):
+            raise ValueError("on_loop must be a callable")
 
     def form_for(self, kind: Kind | None) -> Form:
         """The form delivered for a failure of ``kind`` (the effective kind: a transient

@@ -268,8 +268,8 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
 
         def ledger() -> FailureLedger | None:
             messages = _state_messages(request.state)
-            if not _called_before(messages, tool_name, call_id):
-                return None  # nothing to repeat: no need to replay the conversation
+            if not _called_before(messages, tool_name, call_id) and self.layer.policy.progress is None:
+                return None  # nothing to repeat (and no stall): no need to replay the conversation
             return self.layer.replay(conversation(messages, neutral), run=scope)[0]
 
         layer = self._tool_layer(request)  # the tool's declared safety: the idempotency guard

@@ -55,7 +55,7 @@ class _RunStopped(ToolLoopError, AgentsException):
     exception from a tool in ``UserError``)."""
 
     def __init__(self, error: ToolLoopError) -> None:
-        ToolLoopError.__init__(self, error.decision)
+        ToolLoopError.__init__(self, error.decision, calls=error.calls, fingerprints=error.fingerprints)
         self.run_data = None
 
 

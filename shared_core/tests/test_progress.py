@@ -1,0 +1,389 @@
+"""Progress: the environment's fingerprint after each tool step (real git, real test
+runs in subprocesses), stalls, fingerprint epochs, same-result repeats, ``on_loop``."""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from toolerr import Message, Policy, ToolCall, ToolErrorLayer, ToolLoopError
+from toolerr._failopen import forget_causes
+from toolerr._progress import SAME_RESULT_NOTE, STALL_NOTE, git_fingerprint
+
+BUGGY = "def add(a, b):\n    return a - b\n"
+TEST = (
+    "import unittest\nfrom calc import add\n\n\n"
+    "class T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 2), 4)\n"
+)
+STALL = STALL_NOTE.format(steps=3)
+STALL_START = STALL
+
+
+def _git(repo: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A real git repository whose one test fails."""
+    _git(tmp_path, "init", "-q")
+    (tmp_path / "calc.py").write_text(BUGGY)
+    (tmp_path / "test_calc.py").write_text(TEST)
+    _git(tmp_path, "add", ".")
+    _git(tmp_path, "commit", "-q", "-m", "calc")
+    return tmp_path
+
+
+def write_file(repo: Path, path: str, content: str) -> tuple[str, bool]:
+    (repo / path).write_text(content)
+    return f"wrote {len(content)} bytes to {path}", False
+
+
+def run_tests(repo: Path, **args: Any) -> tuple[str, bool]:
+    """A real test run (the unittest module in a subprocess); no byte code written."""
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    done = subprocess.run(
+        [sys.executable, "-B", "-m", "unittest", "-q", "test_calc"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    return done.stdout + done.stderr, done.returncode != 0
+
+
+TOOLS = {"write_file": write_file, "run_tests": run_tests}
+
+
+class Agent:
+    """A scripted agent: each step the adapter's guard, the tool, then the next model call."""
+
+    def __init__(self, layer: ToolErrorLayer, repo: Path, prompt: str = "Fix the failing test.") -> None:
+        self.layer, self.repo = layer, repo
+        self.messages: list[Message] = [Message("user", prompt)]
+        self.ran: list[str] = []
+        self.shown: list[Message] = []
+
+    def steps(self, *steps: tuple[str, dict[str, Any]]) -> None:
+        for name, args in steps:
+            self.step(name, **args)
+
+    def step(self, name: str, **args: Any) -> list[Message]:
+        call = ToolCall(f"call_{len(self.messages)}", name, args)
+        decision = self.layer.check_call(name, args, messages=self.messages)
+        self.messages.append(Message("assistant", "", tool_calls=(call,)))
+        if decision.action == "block":
+            content, failed = self.layer.blocked_result(call.id, decision), True
+        else:
+            self.ran.append(name)
+            content, failed = TOOLS[name](self.repo, **args)
+        self.messages.append(Message("tool", content, tool_call_id=call.id, name=name, is_error=failed))
+        self.shown = self.layer.rewrite(self.messages).messages
+        return self.shown
+
+
+def _notes(messages: list[Message]) -> str:
+    return "\n".join(str(m.content) for m in messages if m.role == "user")
+
+
+# -- the git probe --------------------------------------------------------------------
+
+
+def test_git_fingerprint_sees_head_index_worktree_and_untracked_bytes(repo: Path) -> None:
+    first = git_fingerprint(repo)
+    assert git_fingerprint(repo) == first
+    (repo / "calc.py").write_text(BUGGY)  # the same bytes: no change
+    assert git_fingerprint(repo) == first
+    (repo / "calc.py").write_text(BUGGY.replace("-", "+"))
+    edited = git_fingerprint(repo)
+    assert edited != first
+    _git(repo, "add", "calc.py")
+    staged = git_fingerprint(repo)
+    assert staged not in (first, edited)
+    _git(repo, "commit", "-q", "-m", "fix")
+    committed = git_fingerprint(repo)
+    assert committed not in (first, edited, staged)
+    (repo / "notes.txt").write_text("one")
+    untracked = git_fingerprint(repo)
+    (repo / "notes.txt").write_text("two")  # the same name in `git status`, other bytes
+    assert len({committed, untracked, git_fingerprint(repo)}) == 3
+
+
+def test_git_fingerprint_outside_a_repository_raises(tmp_path: Path) -> None:
+    with pytest.raises(RuntimeError):
+        git_fingerprint(tmp_path)
+
+
+# -- stalls in a real repository ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "runs",
+    [
+        [{}, {}, {}],  # verbatim
+        [{"path": "."}, {"path": "./"}, {"verbose": False, "path": "."}],  # reworded
+    ],
+    ids=["verbatim", "reworded"],
+)
+def test_same_bytes_and_a_failing_test_are_stopped_within_three_steps(repo: Path, runs: list[Any]) -> None:
+    seen: list[ToolLoopError] = []
+    layer = ToolErrorLayer(progress="git", progress_cwd=repo, loop_action="stop", on_loop=seen.append)
+    agent = Agent(layer, repo)
+    write = ("write_file", {"path": "calc.py", "content": BUGGY})
+    with pytest.raises(ToolLoopError) as caught:
+        agent.steps(write, ("run_tests", runs[0]), write, ("run_tests", runs[1]))
+    error = caught.value
+    assert seen == [error]  # on_loop got the very error, before it was raised
+    assert len(agent.messages) - 1 <= 2 * 3  # stopped within three unchanged steps
+    assert error.decision.reason == STALL_START
+    assert [call.name for call in error.calls] == ["write_file", "run_tests", "write_file"]
+    assert len(error.fingerprints) == 3 and len(set(error.fingerprints)) == 1
+    assert error.fingerprints[0] == git_fingerprint(repo)
+    assert (repo / "calc.py").read_text() == BUGGY  # nothing was rolled back
+
+
+def test_edits_that_change_the_file_are_not_stopped(repo: Path) -> None:
+    """A test rerun verbatim after each edit is no repeat: the fingerprint changed."""
+    layer = ToolErrorLayer(progress="git", progress_cwd=repo, loop_action="stop")
+    agent = Agent(layer, repo)
+    for attempt in range(4):
+        agent.step("write_file", path="calc.py", content=BUGGY.replace("-", "-" * (attempt + 2)))
+        agent.step("run_tests")
+    assert agent.ran == ["write_file", "run_tests"] * 4
+    assert STALL not in _notes(agent.shown)
+
+
+def test_without_progress_the_verbatim_rerun_after_an_edit_still_stops(repo: Path) -> None:
+    """The contrast: without probes the repeated failing run is a verbatim repeat."""
+    agent = Agent(ToolErrorLayer(loop_action="stop"), repo)
+    edits = [("write_file", {"path": "calc.py", "content": BUGGY.replace("-", "-" * n)}) for n in (2, 3, 4)]
+    with pytest.raises(ToolLoopError):
+        agent.steps(edits[0], ("run_tests", {}), edits[1], ("run_tests", {}), edits[2], ("run_tests", {}))
+
+
+def test_note_names_the_stall_without_the_calls(repo: Path) -> None:
+    layer = ToolErrorLayer(progress="git", progress_cwd=repo)
+    agent = Agent(layer, repo)
+    agent.step("write_file", path="calc.py", content=BUGGY)
+    agent.step("run_tests", path="tests/unit")
+    assert STALL not in _notes(agent.shown)
+    shown = agent.step("write_file", path="calc.py", content=BUGGY)  # a success step: its own note
+    notes = _notes(shown)
+    assert f"Note from the tool runtime: {STALL_START}" in notes
+    assert "tests/unit" not in notes and "return a - b" not in notes
+    assert agent.messages[-1].content.startswith("wrote")  # the history is not changed
+    shown = agent.step("run_tests", path="tests/unit")  # a failure step: in the C3 note's turn
+    user = [m for m in shown if m.role == "user"][-1]
+    assert "run_tests was already called" in user.content and STALL_START in user.content
+
+
+def test_block_keeps_the_next_call_from_running(repo: Path) -> None:
+    layer = ToolErrorLayer(progress="git", progress_cwd=repo, loop_action="block")
+    agent = Agent(layer, repo)
+    agent.step("run_tests")
+    agent.step("write_file", path="calc.py", content=BUGGY)
+    agent.step("run_tests", path=".")
+    assert STALL_START in _notes(agent.shown)
+    agent.step("write_file", path="calc.py", content=BUGGY.replace("-", "+"))
+    assert agent.ran == ["run_tests", "write_file", "run_tests"]  # not executed
+    assert agent.messages[-1].content.startswith("Error: this call was not executed. " + STALL_START)
+
+
+def test_a_failing_probe_counts_as_unknown_never_as_unchanged(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    forget_causes()
+    layer = ToolErrorLayer(progress="git", progress_cwd=tmp_path, loop_action="stop", same_result_repeats=0)
+    agent = Agent(layer, tmp_path)
+    (tmp_path / "test_calc.py").write_text(TEST)
+    with caplog.at_level(logging.WARNING, logger="toolerr"):
+        for _ in range(3):
+            agent.step("write_file", path="calc.py", content=BUGGY)
+            agent.step("run_tests", path=str(_))
+    assert any("probing the environment for progress" in r.getMessage() for r in caplog.records)
+    assert agent.ran == ["write_file", "run_tests"] * 3
+
+
+def test_a_probe_is_taken_once_per_step() -> None:
+    calls: list[int] = []
+
+    def probe() -> str:
+        calls.append(1)
+        return "same"
+
+    layer = ToolErrorLayer(progress=probe, loop_action="note")
+    messages = [Message("user", "go")]
+    for number in range(2):
+        call = ToolCall(f"c{number}", "fetch", {"n": number})
+        messages += [
+            Message("assistant", "", tool_calls=(call,)),
+            Message("tool", "Error: HTTP 404", tool_call_id=call.id, name="fetch"),
+        ]
+        layer.rewrite(messages)
+        layer.rewrite(list(messages))  # the same step again (a retry of the model call)
+    assert len(calls) == 2
+
+
+def test_a_probe_that_raises_or_returns_none_is_unknown(caplog: pytest.LogCaptureFixture) -> None:
+    forget_causes()
+    values: list[Any] = [ValueError("down"), None, "x", "x"]
+
+    def probe() -> Any:
+        value = values.pop(0)
+        if isinstance(value, Exception):
+            raise value
+        return value
+
+    layer = ToolErrorLayer(progress=probe)
+    messages = [Message("user", "go")]
+    with caplog.at_level(logging.WARNING, logger="toolerr"):
+        for number in range(4):
+            call = ToolCall(f"c{number}", "fetch", {"n": number})
+            messages += [
+                Message("assistant", "", tool_calls=(call,)),
+                Message("tool", "Error: HTTP 404", tool_call_id=call.id, name="fetch"),
+            ]
+            shown = layer.rewrite(messages).messages  # two unknown steps, two equal: no stall
+            assert STALL not in _notes(shown)
+    assert sum("probing the environment" in r.getMessage() for r in caplog.records) == 2
+    values[:] = ["x"]
+    call = ToolCall("c9", "fetch", {"n": 9})
+    messages += [
+        Message("assistant", "", tool_calls=(call,)),
+        Message("tool", "Error: HTTP 404", tool_call_id=call.id, name="fetch"),
+    ]
+    assert STALL in _notes(layer.rewrite(messages).messages)  # three equal now
+
+
+def test_on_loop_that_raises_does_not_change_the_stop(caplog: pytest.LogCaptureFixture) -> None:
+    forget_causes()
+
+    def on_loop(error: ToolLoopError) -> None:
+        raise RuntimeError("rollback failed")
+
+    layer = ToolErrorLayer(progress=lambda: b"same", loop_action="stop", on_loop=on_loop)
+    messages = [Message("user", "go")]
+    for number in range(2):
+        layer.rewrite(_fetched(messages, number, "Error: HTTP 404"))
+    with caplog.at_level(logging.WARNING, logger="toolerr"), pytest.raises(ToolLoopError) as caught:
+        layer.rewrite(_fetched(messages, 2, "Error: HTTP 404"))
+    assert caught.value.decision.reason == STALL
+    assert caught.value.fingerprints[0] == caught.value.fingerprints[-1]
+    assert any("on_loop callback" in r.getMessage() for r in caplog.records)
+
+
+def _fetched(messages: list[Message], number: int, text: str, call_id: str | None = None) -> list[Message]:
+    call = ToolCall(call_id or f"c{number}", "fetch", {"n": number})
+    messages += [
+        Message("assistant", "", tool_calls=(call,)),
+        Message("tool", text, tool_call_id=call.id, name="fetch"),
+    ]
+    return messages
+
+
+def test_runs_sharing_a_layer_keep_their_own_history() -> None:
+    """Two runs interleaved on one layer, the same call ids: each run's history is its own
+    (run a's third unchanged step stops it; run b, two steps in, goes on)."""
+    layer = ToolErrorLayer(progress=lambda: "same", loop_action="stop")
+    runs = {name: [Message("user", f"task {name}")] for name in "ab"}
+    for number in range(2):
+        for name, messages in runs.items():
+            layer.rewrite(_fetched(messages, number, f"Error: HTTP 404 ({name})", "c0"))
+    with pytest.raises(ToolLoopError):
+        layer.rewrite(_fetched(runs["a"], 9, "Error: HTTP 404 (a)", "c0"))
+    assert layer.rewrite(runs["b"]).messages  # b's own two steps: no stall
+
+
+# -- same results ---------------------------------------------------------------------
+
+
+def _searches(results: list[str], **options: Any) -> list[list[Message]]:
+    layer = ToolErrorLayer(**options)
+    messages = [Message("user", "Find the page.")]
+    shown = []
+    for number, text in enumerate(results):
+        call = ToolCall(
+            f"s{number}", "search", {"q": "toolerr", "page": 1} if number % 2 else {"page": 1, "q": "toolerr"}
+        )
+        messages += [
+            Message("assistant", "", tool_calls=(call,)),
+            Message("tool", text, tool_call_id=call.id, name="search"),
+        ]
+        shown.append(layer.rewrite(messages).messages)
+    return shown
+
+
+SAME = "Note from the tool runtime: " + SAME_RESULT_NOTE.format(name="search", count=3)
+
+
+def test_three_identical_successful_results_get_a_note() -> None:
+    shown = _searches(["No results.", "No results.", "No results."])
+    assert "returned the same result" not in _notes(shown[1])
+    notes = _notes(shown[2])
+    assert SAME in notes
+    assert "toolerr" not in notes  # the arguments are not quoted
+
+
+def test_three_different_results_get_no_note() -> None:
+    shown = _searches(["No results.", "1 result: a", "2 results: a, b"])
+    assert all("returned the same result" not in _notes(s) for s in shown)
+
+
+def test_same_result_repeats_zero_turns_it_off() -> None:
+    shown = _searches(["No results."] * 4, same_result_repeats=0)
+    assert all("returned the same result" not in _notes(s) for s in shown)
+
+
+def test_same_results_with_stop_raise() -> None:
+    with pytest.raises(ToolLoopError) as caught:
+        _searches(["No results."] * 3, loop_action="stop")
+    assert len(caught.value.calls) == 3
+
+
+def test_a_changed_fingerprint_starts_a_new_count() -> None:
+    prints = iter(["a", "b", "c", "d"])
+    shown = _searches(["No results."] * 3, progress=lambda: next(prints))
+    assert "returned the same result" not in _notes(shown[2])
+
+
+# -- options --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"progress": "svn"},
+        {"progress_window": 1},
+        {"same_result_repeats": 1},
+        {"same_result_repeats": -1},
+        {"on_loop": "print"},
+        {"progress": "git", "progress_cwd": "/nonexistent/dir"},
+    ],
+)
+def test_bad_options_are_refused_at_construction(options: dict[str, Any]) -> None:
+    with pytest.raises(ValueError):
+        Policy(**options)
+
+
+def test_progress_cwd_defaults_to_the_working_directory() -> None:
+    assert Policy(progress="git").progress_cwd == os.getcwd()
+    assert Policy().progress is None and Policy().same_result_repeats == 3
+
+
+def test_form_c0_adds_no_progress_note() -> None:
+    shown = _searches(["No results."] * 3, form="c0")
+    assert all("returned the same result" not in _notes(s) for s in shown)
