@@ -321,7 +321,9 @@ def _actionable(records: Any) -> bool:
 @given(conversations(), st.sampled_from(FORMS))
 def test_invariants_on_generated_conversations(messages: list[Message], form: str) -> None:
     snapshot = list(messages)
-    result = ToolErrorLayer(form=form).rewrite(messages)
+    # same_result_repeats=0: the passthrough below is about failures; a successful call
+    # repeating its result three times gets a loop note (issue 26, no failure record)
+    result = ToolErrorLayer(form=form, same_result_repeats=0).rewrite(messages)
     out = result.messages
     assert result.error is None
     assert messages == snapshot and all(a is b for a, b in zip(messages, snapshot, strict=True))
@@ -346,8 +348,8 @@ def test_invariants_on_generated_conversations(messages: list[Message], form: st
     calls_in, results_in = (sum(x) for x in zip(*_pairing(messages), strict=True))
     calls_out, results_out = (sum(x) for x in zip(*_pairing(out), strict=True)) if _pairing(out) else (0, 0)
     assert calls_in - calls_out == results_in - results_out
-    # idempotence, with a fresh layer and with the same one
-    assert ToolErrorLayer(form=form).rewrite(out).messages == out
+    # idempotence, with a fresh layer and with the same one (same results noted: on)
+    assert ToolErrorLayer(form=form, same_result_repeats=0).rewrite(out).messages == out
     layer = ToolErrorLayer(form=form)
     once = layer.rewrite(messages).messages
     assert layer.rewrite(once).messages == once

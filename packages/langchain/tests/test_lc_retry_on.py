@@ -21,6 +21,9 @@ from langchain_core.tools import tool
 from toolerr_langchain import ToolErrorMiddleware, retry_on
 from toolerr_langchain.testing import ScriptedChatModel, tool_call
 
+# the session disables sockets; these tests talk to their own server on 127.0.0.1 only
+pytestmark = [pytest.mark.enable_socket, pytest.mark.allow_hosts(["127.0.0.1"])]
+
 
 class Upstream:
     """A real HTTP server: ``/flaky`` answers 503 (``Retry-After: 0``) ``fail`` times, then

@@ -1,11 +1,12 @@
-"""The idempotency guard (DELIVERY.md section 5): after a failure whose outcome is unknown
-(a read timeout after the request was sent: the call may have taken effect), an identical
-resend (same tool, same canonical arguments) to a tool not declared ``read_only`` or
-``idempotent`` is not executed; the model is told to check whether the first call took
-effect. Any other call recorded in between lifts it. It applies whatever the loop action
-(it is not the loop rule) and goes through the blocked-call path
-(:meth:`ToolErrorLayer.check_call` -> :func:`toolerr.adapters.guard_call` -> ``Blocked``);
-``Policy(idempotency_guard=False)`` turns it off.
+"""The idempotency guard (the behaviour contract: "Repeats and loops"): after a failure
+whose outcome is unknown (a read timeout after the request was sent: the call may have
+taken effect), an identical resend (same tool, same canonical arguments) to a tool not
+declared ``read_only`` or ``idempotent`` is not executed; the model is told to check
+whether the first call took effect. Any other call recorded in between lifts it. It
+applies whatever the loop action (it is not the loop rule) and goes through the
+blocked-call path (:meth:`ToolErrorLayer.check_call` ->
+:func:`toolerr.adapters.guard_call` -> ``Blocked``); ``Policy(idempotency_guard=False)``
+turns it off.
 """
 
 from __future__ import annotations

@@ -1,11 +1,12 @@
-"""Hidden retries (``Policy.auto_retry``, DELIVERY.md section 5.1): an adapter that runs
-the tool call itself re-runs a transient failure that was not executed (a 429, a 503, a
-refused connection) up to ``auto_retry`` times, with exponential backoff and jitter and
-honouring ``Retry-After`` up to ``max_wait``, before the model sees anything. A failure of
-unknown outcome is re-run only for a tool declared ``read_only`` or ``idempotent``;
-fixable, unrecoverable and ambiguous failures never. The number of hidden retries of a
-call whose last attempt failed is kept with its exception: the verdict classified from it
-(``hidden_retries``), its detection record and the run's ledger count them.
+"""Hidden retries (``Policy.auto_retry``, the behaviour contract: "Hidden retries"): an
+adapter that runs the tool call itself re-runs a transient failure that was not executed
+(a 429, a 503, a refused connection) up to ``auto_retry`` times, with exponential
+backoff and jitter and honouring ``Retry-After`` up to ``max_wait``, before the model
+sees anything. A failure of unknown outcome is re-run only for a tool declared
+``read_only`` or ``idempotent``; fixable, unrecoverable and ambiguous failures never.
+The number of hidden retries of a call whose last attempt failed is kept with its
+exception: the verdict classified from it (``hidden_retries``), its detection record and
+the run's ledger count them.
 
 :func:`call_with_retries` and :func:`acall_with_retries` are the one sync and one async
 helper adapters call where they run the tool; ``auto_retry=0`` (the default) runs the call

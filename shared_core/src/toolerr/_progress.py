@@ -65,13 +65,15 @@ STALL_NOTE = (
     "repeating the same actions will not make progress. Change the approach, or tell the "
     "user what blocks the task."
 )
-"""The stall's loop reason (after the note prefix). Byte-exact: docs/DELIVERY.md section 5."""
+"""The stall's loop reason (after the note prefix). Byte-exact, as the behaviour contract
+writes it ("Repeats and loops")."""
 
 SAME_RESULT_NOTE = (
     "{name} returned the same result {count} times for the same arguments; calling it "
     "again will return it again. Use the result, or change the approach."
 )
-"""The same-result loop reason (after the note prefix). Byte-exact: docs/DELIVERY.md section 5."""
+"""The same-result loop reason (after the note prefix). Byte-exact, as the behaviour
+contract writes it ("Repeats and loops")."""
 
 _EMPTY = RepeatReport()
 
