@@ -387,3 +387,31 @@ def test_progress_cwd_defaults_to_the_working_directory() -> None:
 def test_form_c0_adds_no_progress_note() -> None:
     shown = _searches(["No results."] * 3, form="c0")
     assert all("returned the same result" not in _notes(s) for s in shown)
+
+
+def test_a_changed_environment_does_not_lift_the_idempotency_guard() -> None:
+    """A write that timed out and changed the environment (it took effect) starts a new
+    epoch; the identical resend is still not executed: the change is the very sign that
+    the first call may have worked."""
+    state = ["before"]
+    layer = ToolErrorLayer(progress=lambda: state[0], loop_action="note")
+    read = ToolCall("c0", "get_balance", {})
+    messages = [
+        Message("user", "pay the invoice"),
+        Message("assistant", "", tool_calls=(read,)),
+        Message("tool", "balance: 100", tool_call_id="c0", name="get_balance"),
+    ]
+    layer.rewrite(messages)  # the probe after the first step: "before"
+    pay = ToolCall("c1", "transfer_money", {"to": "acme", "amount": 10})
+    timeout = "ReadTimeout: the read operation timed out"
+    messages += [
+        Message("assistant", "", tool_calls=(pay,)),
+        Message("tool", timeout, tool_call_id="c1", name="transfer_money", is_error=True),
+    ]
+    state[0] = "after"  # the payment went through before the read timed out
+    layer.rewrite(messages)
+    decision = layer.check_call("transfer_money", {"to": "acme", "amount": 10}, messages=messages)
+    assert decision.action == "block"
+    assert "check whether it did" in decision.reason
+    other = layer.check_call("transfer_money", {"to": "acme", "amount": 11}, messages=messages)
+    assert other.action == "allow"

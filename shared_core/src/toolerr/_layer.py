@@ -312,8 +312,9 @@ class ToolErrorLayer:
                     ledger = self.replay(messages or (), run=run)[0]
                 if ledger.progress_block is not None:  # a stall or a same result: the next call
                     return self._decided(name, ledger.progress_block)
-                if ledger.next_epoch:  # the environment changed since those calls: no repeat
-                    return ALLOW
+                if ledger.next_epoch:  # the environment changed since those calls: no repeat,
+                    # but a resend of an unknown outcome stays guarded (the change may be its effect)
+                    return self._decided(name, self._guarded(ALLOW, ledger, name, arguments, raw))
                 decision = decide_loop(
                     ledger.check(name, arguments, raw=raw), loop_action=self.policy.loop_action
                 )
