@@ -19,14 +19,17 @@ def get_weather(city: str, unit: str = "celsius") -> str:
     return f"{city}: 18 {unit}, cloudy"
 
 
-def run(**args: str) -> str:
+def run(detail: str | None = None, **args: str) -> str:
     model = ScriptedModel([[function_call("get_weather", args, call_id="c1")], [assistant_message("ok")]])
     agent = Agent(name="a", model=model, tools=[get_weather])
-    asyncio.run(Runner.run(agent, "Weather?", run_config=ToolErrorRecovery().run_config()))
+    asyncio.run(Runner.run(agent, "Weather?", run_config=ToolErrorRecovery(error_detail=detail).run_config()))
     return " ".join(str(item) for item in model.calls[-1].input)  # what the model saw last
 
 
-failed = run(city="Paris", unit="kelvin")
+failed = run(city="Paris", unit="kelvin")  # the SDK's default: the exception's text withheld
+assert "Error: details withheld" in failed and "Note from the tool runtime" in failed, failed
+assert "Invalid unit" not in failed, failed
+failed = run("full", city="Paris", unit="kelvin")
 assert "Invalid unit 'kelvin'" in failed and "Note from the tool runtime" in failed, failed
 assert "An error occurred while running the tool" not in failed
 success = run(city="Paris")
