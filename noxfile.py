@@ -24,17 +24,25 @@ Optional first lines of the smoke script, read by the session:
 
 A new package adds its smoke script; a package without one fails the session. Last, the
 root README's from-a-clone install lines (`pip install ./shared_core ./packages/<name>`)
-are run as written, each in a fresh virtualenv, for every distribution.
+are run as written, each in a fresh virtualenv, for every distribution. Each of those
+virtualenvs is removed as soon as its smoke script has run.
+
+With TOOLERR_PRUNE_VENVS=1 (`.ci/run` sets it) every session removes its own virtualenv
+when it ends, passed or failed: all sessions' environments together take about 11 GB,
+more than a CI machine's disk may have free; one at a time they peak near 1.5 GB.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
 import time
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import nox
 import tomllib
@@ -89,6 +97,24 @@ PACKAGE_SESSIONS = [
     "wheels",
 ]
 MYPY = "mypy>=1.13,<3"
+PRUNE = os.environ.get("TOOLERR_PRUNE_VENVS") == "1"
+
+
+def _pruned(function: Callable[..., None]) -> Callable[..., None]:
+    """With TOOLERR_PRUNE_VENVS=1, the session's virtualenv (and its tmp folder) is removed
+    when the session ends, so that CI's disk holds one environment at a time."""
+
+    @functools.wraps(function)
+    def run(session: nox.Session, *args: Any, **kwargs: Any) -> None:
+        try:
+            function(session, *args, **kwargs)
+        finally:
+            location = getattr(session.virtualenv, "location", None)
+            if PRUNE and location and Path(location).resolve().is_relative_to(ROOT / ".nox"):
+                shutil.rmtree(location, ignore_errors=True)
+                session.log(f"removed {Path(location).name} (TOOLERR_PRUNE_VENVS=1)")
+
+    return run
 
 
 def _pytest(session: nox.Session, *paths: str, network: bool = False) -> None:
@@ -112,6 +138,7 @@ def tests(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
+@_pruned
 def core(session: nox.Session) -> None:
     """toolerr-core, in an environment without any agent framework."""
     session.install(*TEST_TOOLS)
@@ -138,6 +165,7 @@ REAL_ERROR_LIBRARIES = [
 
 
 @nox.session(python=PYTHON)
+@_pruned
 def real_errors(session: nox.Session) -> None:
     """The live corpus: failures raised by the real libraries against 127.0.0.1 servers
     (and a local PostgreSQL where one can be started), regenerated and compared with the
@@ -170,6 +198,7 @@ def _typecheck(session: nox.Session, src: str) -> None:
 
 
 @nox.session(python=PYTHON)
+@_pruned
 def langchain(session: nox.Session) -> None:
     """toolerr-langchain: the real create_agent loop with a scripted model (no network)."""
     session.install(*TEST_TOOLS)
@@ -179,6 +208,7 @@ def langchain(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
+@_pruned
 def openai_agents(session: nox.Session) -> None:
     """toolerr-openai-agents: the real Agents SDK Runner (scripted model), a real MCP server over stdio."""
     session.install(*TEST_TOOLS)
@@ -189,6 +219,7 @@ def openai_agents(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 @nox.parametrize("sdk", list(MCP_SDKS))
+@_pruned
 def mcp(session: nox.Session, sdk: str) -> None:
     """toolerr-mcp against each MCP SDK major: in-process and stdio servers, the proxy end to end."""
     session.install(*TEST_TOOLS)
@@ -198,6 +229,7 @@ def mcp(session: nox.Session, sdk: str) -> None:
 
 
 @nox.session(python=PYTHON)
+@_pruned
 def google_adk(session: nox.Session) -> None:
     """toolerr-google-adk: the real ADK Runner with a scripted model, a real MCP server over stdio."""
     session.install(*TEST_TOOLS)
@@ -207,6 +239,7 @@ def google_adk(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
+@_pruned
 def pydantic_ai(session: nox.Session) -> None:
     """toolerr-pydantic-ai: the real pydantic-ai Agent loop (FunctionModel / TestModel), a real
     MCP server over stdio as an MCPToolset."""
@@ -230,6 +263,7 @@ MCP_REFERENCE_NPM = [
 
 
 @nox.session(python=PYTHON)
+@_pruned
 def mcp_servers(session: nox.Session) -> None:
     """The toolerr-mcp proxy in front of the MCP reference servers (time, git, fetch from
     PyPI; everything, filesystem from npm), direct against through the proxy, and the
@@ -274,6 +308,7 @@ def _install_hf(session: nox.Session, *extras: str) -> None:
 
 
 @nox.session(python=PYTHON)
+@_pruned
 def hf(session: nox.Session) -> None:
     """toolerr-hf: the ban and the local backend, on a tiny model built in the tests and on
     the real embedded model (loaded once)."""
@@ -286,6 +321,7 @@ def hf(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON, name="eval")
+@_pruned
 def eval_(session: nox.Session) -> None:
     """toolerr-eval: the evaluation (`toolerr eval`) and the model demo, found by the core's
     command through the entry points, on a tiny model built in the tests (the fixtures of
@@ -303,6 +339,7 @@ LITELLM_TEST = "litellm[proxy]==1.106.12"
 
 
 @nox.session(python=PYTHON)
+@_pruned
 def litellm(session: nox.Session) -> None:
     """toolerr-litellm: the real LiteLLM proxy (processes on 127.0.0.1) before a local upstream
     written in the tests; the openai and anthropic SDKs as clients; the SDK hooks."""
@@ -340,6 +377,7 @@ FRAMEWORK_TEXTS_ENV = {
 
 @nox.session(python=PYTHON)
 @nox.parametrize("framework", list(FRAMEWORK_TEXTS))
+@_pruned
 def framework_texts(session: nox.Session, framework: str) -> None:
     """One agent framework's failure texts, produced live by its own loop (a scripted model,
     a tool raising real failures against 127.0.0.1) and compared with the committed JSONL
@@ -361,6 +399,7 @@ def framework_texts(session: nox.Session, framework: str) -> None:
 
 
 @nox.session(python=PYTHON)
+@_pruned
 def integration(session: nox.Session) -> None:
     """Packages together on the real frameworks: an unchanged MCP client (the Agents SDK)
     behind the toolerr-mcp proxy, over stdio."""
@@ -370,6 +409,7 @@ def integration(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
+@_pruned
 def lint(session: nox.Session) -> None:
     """ruff: lint and formatting."""
     session.install("ruff>=0.8,<1")
@@ -378,6 +418,7 @@ def lint(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
+@_pruned
 def typecheck(session: nox.Session) -> None:
     """mypy --strict on the core's src/ (each adapter session checks its own src/ in its
     own environment, beside its framework)."""
@@ -386,6 +427,7 @@ def typecheck(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
+@_pruned
 def demo(session: nox.Session) -> None:
     """The main job: `toolerr demo` on the embedded local model (toolerr-eval)."""
     _install_hf(session)
@@ -394,6 +436,7 @@ def demo(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
+@_pruned
 def bench(session: nox.Session) -> None:
     """Speed and behaviour measurements; JSON (and plots) in benchmarks/out/."""
     session.install("-e", "shared_core")
@@ -464,6 +507,7 @@ def _readme_clone_line(directory: Path) -> str:
 
 
 @nox.session(python=PYTHON)
+@_pruned
 def wheels(session: nox.Session) -> None:
     """Every wheel and sdist built, twine-checked and rebuilt from its sdist; each package
     installed from the wheels into a fresh virtualenv and smoke-tested there."""
@@ -521,6 +565,7 @@ def wheels(session: nox.Session) -> None:
         session.run(str(python), "-c", check, external=True, env=SMOKE_ENV)
         session.run(str(python), str(script), external=True, env=SMOKE_ENV)
         session.chdir(ROOT)
+        shutil.rmtree(python.parent.parent, ignore_errors=True)
         session.log(f"{project['name']}: from the wheels, smoke-tested, in {time.monotonic() - begun:.0f}s")
 
     for directory in packages:
@@ -538,5 +583,6 @@ def wheels(session: nox.Session) -> None:
         session.chdir(work)
         session.run(str(python), str(ROOT / relative / SMOKE), external=True, env=SMOKE_ENV)
         session.chdir(ROOT)
+        shutil.rmtree(python.parent.parent, ignore_errors=True)
         session.log(f"README line for {relative}: smoke-tested in {time.monotonic() - begun:.0f}s")
     session.log(f"wheels: {time.monotonic() - started:.0f}s in all")
