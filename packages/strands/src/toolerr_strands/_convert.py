@@ -161,7 +161,7 @@ def to_conversation(messages: Sequence[Mapping[str, Any]]) -> Conversation:
         blocks = [b for b in message.get("content") or () if isinstance(b, Mapping)]
         if message.get("role") == "assistant":
             calls = [call_of(b["toolUse"]) for b in blocks if isinstance(b.get("toolUse"), Mapping)]
-            names.update((call.id, call.name) for call in calls)
+            names.update((call.id, call.name) for call in calls if call.id is not None)
             text = "".join(b["text"] for b in blocks if isinstance(b.get("text"), str))
             out.append(Message("assistant", text, tool_calls=tuple(calls), origin=(index, None)))
             continue
