@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolerr import Message, ToolCall
-from toolerr.adapters import NoteParts
+from toolerr.adapters import ConversionCache, NoteParts
 
 CLIENT = "generic"
 
@@ -88,7 +88,7 @@ class Conversation:
             rebuilt = self._rebuilt(index, original, kept, originals)
             if rebuilt is not None:
                 if pending and rebuilt.get("role") == "user":
-                    rebuilt["content"] = [*(_note(t) for t in pending), *rebuilt["content"]]
+                    rebuilt = {**rebuilt, "content": [*(_note(t) for t in pending), *rebuilt["content"]]}
                     pending = []
                 elif pending:
                     out.append({"role": "user", "content": [_note(t) for t in pending]})
@@ -130,7 +130,7 @@ class Conversation:
         if not content:
             return None
         if len(content) == len(blocks) and all(a is b for a, b in zip(content, blocks, strict=True)):
-            return dict(original)
+            return original  # type: ignore[return-value]  # strands' copy for this call: not shared
         return {**original, "content": content}
 
 
@@ -152,36 +152,56 @@ def _changed(block: Mapping[str, Any], message: Message) -> dict[str, Any]:
     return {**block, "text": text + now[len(before) :] if now.startswith(before) else now}
 
 
-def to_conversation(messages: Sequence[Mapping[str, Any]]) -> Conversation:
-    """The neutral conversation of the messages of one model call."""
+def to_conversation(messages: Sequence[Mapping[str, Any]], cache: ConversionCache) -> Conversation:
+    """The neutral conversation of the messages of one model call. Strands hands each model
+    call a deep copy of the history, so neutral messages are kept by content and position
+    (``cache``): a conversation that only grew converts to the same neutral objects, and
+    the core's replay continues from the previous call's checkpoint."""
     conversation = Conversation(messages)
     out = conversation.messages
     names: dict[str, str] = {}
     for index, message in enumerate(messages):
         blocks = [b for b in message.get("content") or () if isinstance(b, Mapping)]
         if message.get("role") == "assistant":
-            calls = [call_of(b["toolUse"]) for b in blocks if isinstance(b.get("toolUse"), Mapping)]
-            names.update((call.id, call.name) for call in calls if call.id is not None)
-            text = "".join(b["text"] for b in blocks if isinstance(b.get("text"), str))
-            out.append(Message("assistant", text, tool_calls=tuple(calls), origin=(index, None)))
+            read = [
+                b for b in blocks if isinstance(b.get("toolUse"), Mapping) or isinstance(b.get("text"), str)
+            ]
+            neutral = cache.get(("assistant", index, read), _assistant, index, read)
+            names.update((call.id, call.name) for call in neutral.tool_calls if call.id is not None)
+            out.append(neutral)
             continue
         for position, block in enumerate(message.get("content") or ()):
             if not isinstance(block, Mapping):
                 continue
             result = block.get("toolResult")
             if isinstance(result, Mapping):
-                call_id = str(result.get("toolUseId"))
+                name = names.get(str(result.get("toolUseId")))
                 out.append(
-                    Message(
-                        role="tool",
-                        content=result_text(result),
-                        tool_call_id=call_id,
-                        name=names.get(call_id),
-                        is_error=True if result.get("status") == "error" else None,
-                        client=CLIENT,
-                        origin=(index, position),
-                    )
+                    cache.get(("tool", index, position, result, name), _tool, result, name, index, position)
                 )
             elif isinstance(block.get("text"), str):
-                out.append(Message("user", _NOTES.text(block, block["text"]), origin=(index, position)))
+                text = _NOTES.text(block, block["text"])
+                out.append(cache.get(("user", index, position, text), _user, text, index, position))
     return conversation
+
+
+def _assistant(index: int, blocks: Sequence[Mapping[str, Any]]) -> Message:
+    calls = tuple(call_of(b["toolUse"]) for b in blocks if isinstance(b.get("toolUse"), Mapping))
+    text = "".join(b["text"] for b in blocks if isinstance(b.get("text"), str))
+    return Message("assistant", text, tool_calls=calls, origin=(index, None))
+
+
+def _tool(result: Mapping[str, Any], name: str | None, index: int, position: int) -> Message:
+    return Message(
+        role="tool",
+        content=result_text(result),
+        tool_call_id=str(result.get("toolUseId")),
+        name=name,
+        is_error=True if result.get("status") == "error" else None,
+        client=CLIENT,
+        origin=(index, position),
+    )
+
+
+def _user(text: str, index: int, position: int) -> Message:
+    return Message("user", text, origin=(index, position))

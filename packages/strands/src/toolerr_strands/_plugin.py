@@ -33,6 +33,7 @@ from strands.plugins import Plugin
 from strands.types.events import ToolResultEvent, TypedEvent
 from toolerr import DetectionRecord, Policy, ToolErrorLayer
 from toolerr.adapters import (
+    ConversionCache,
     RunSnapshot,
     acall_with_retries,
     fail_open,
@@ -92,6 +93,7 @@ class ToolErrorPlugin(Plugin):
         # what the tool calls that model call made are checked against.
         self._snapshots: weakref.WeakKeyDictionary[Any, RunSnapshot] = weakref.WeakKeyDictionary()
         self._lock = threading.Lock()
+        self._cache = ConversionCache()
         super().__init__()
 
     @property
@@ -130,7 +132,7 @@ class ToolErrorPlugin(Plugin):
         """
         with fail_open("rewriting the model request"):
             agent = context.agent
-            conversation = to_conversation(context.messages)
+            conversation = to_conversation(context.messages, self._cache)
             if self.policy.checks_calls:
                 snapshot = RunSnapshot(self.layer, conversation.messages, agent)
                 with self._lock:
