@@ -94,6 +94,7 @@ PACKAGE_SESSIONS = [
     "framework_texts(framework='haystack')",
     "framework_texts(framework='langchain')",
     "framework_texts(framework='dspy')",
+    "strands",
     "wheels",
 ]
 MYPY = "mypy>=1.13,<3"
@@ -348,6 +349,17 @@ def litellm(session: nox.Session) -> None:
     # loopback only: the proxies and the upstream listen on 127.0.0.1
     _pytest(session, "--allow-hosts=127.0.0.1", "packages/litellm/tests", network=True)
     _typecheck(session, "packages/litellm/src")
+
+
+@nox.session(python=PYTHON)
+@_pruned
+def strands(session: nox.Session) -> None:
+    """toolerr-strands: strands' real Agent loop with a scripted Model; a real 503 from a
+    server on 127.0.0.1 (module-marked; every other socket stays disabled)."""
+    session.install(*TEST_TOOLS)
+    session.install("-e", "shared_core", "-e", "packages/strands[test]")
+    _pytest(session, "packages/strands/tests")
+    _typecheck(session, "packages/strands/src")
 
 
 # The agent frameworks whose own failure texts the core's templates read (issue 24 item 3),

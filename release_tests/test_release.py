@@ -44,6 +44,7 @@ DISTRIBUTION_OF = {
     "pydantic": "pydantic",
     "pydantic_ai": "pydantic-ai-slim",
     "referencing": "referencing",
+    "strands": "strands-agents",
     "torch": "torch",
     "tqdm": "tqdm",
     "transformers": "transformers",
