@@ -232,3 +232,21 @@ def test_an_unreachable_upstream_is_a_502_from_the_relay() -> None:
     response = asyncio.run(main())
     assert response.status_code == 502
     assert response.json()["error"]["type"] == "api_error"
+
+
+def test_loop_action_stop_answers_the_request_with_the_reason(echo: Echo) -> None:
+    repeat = [
+        FAILED[1],
+        {"role": "user", "content": [{**FAILED[2]["content"][0], "tool_use_id": "t2"}]},
+    ]
+    second = [*FAILED, {**repeat[0], "content": [{**FAILED[1]["content"][0], "id": "t2"}]}, repeat[1]]
+
+    async def main() -> httpx.Response:
+        async with ToolErrorRecovery(loop_action="stop") as recovery, httpx.AsyncClient() as client:
+            base = _base(recovery.options(ClaudeAgentOptions(env={"ANTHROPIC_BASE_URL": echo.url})))
+            return await client.post(f"{base}/v1/messages", content=json.dumps({"messages": second}).encode())
+
+    response = asyncio.run(main())
+    assert response.status_code == 400
+    assert response.json()["error"]["message"].startswith("toolerr stopped the run: ")
+    assert echo.seen == []  # never forwarded

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import toolerr
 from claude_agent_sdk import ClaudeAgentOptions, HookMatcher, SdkMcpTool
-from toolerr import DetectionRecord, Policy, ToolErrorLayer
+from toolerr import DetectionRecord, Policy, ToolErrorLayer, ToolLoopError
 from toolerr.adapters import (
     LRUCache,
     RunSnapshot,
@@ -31,7 +31,7 @@ from toolerr.adapters import (
     guard_call,
 )
 
-from ._relay import Relay
+from ._relay import Refusal, Relay
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -180,7 +180,8 @@ class ToolErrorRecovery:
     # -- hooks ---------------------------------------------------------------------------
 
     async def _pre_tool_use(self, data: Any, tool_use_id: str | None, context: HookContext) -> dict[str, Any]:
-        """``PreToolUse``: deny an identical repeat of a failed call the policy blocks."""
+        """``PreToolUse``: deny an identical repeat of a failed call the policy blocks (loop
+        action ``stop``: end the run with the reason)."""
         if not self.layer.policy.checks_calls:
             return {}
         with fail_open("the PreToolUse hook", "the call runs"):
@@ -189,14 +190,17 @@ class ToolErrorRecovery:
             if snapshot is None:
                 return {}
             call_id = str(data.get("tool_use_id") or tool_use_id or "") or None
-            blocked = guard_call(
-                self.layer,
-                str(data.get("tool_name") or ""),
-                data.get("tool_input"),
-                call_id,
-                ledger=snapshot.ledger,
-                run=session,
-            )
+            try:
+                blocked = guard_call(
+                    self.layer,
+                    str(data.get("tool_name") or ""),
+                    data.get("tool_input"),
+                    call_id,
+                    ledger=snapshot.ledger,
+                    run=session,
+                )
+            except ToolLoopError as stop:  # loop action "stop": the CLI ends the run
+                return {"continue_": False, "stopReason": str(stop)}
             if blocked is None:
                 return {}
             return {
@@ -226,8 +230,9 @@ class ToolErrorRecovery:
     # -- the relay's rewrite ------------------------------------------------------------
 
     def _rewrite_body(self, body: bytes, headers: Mapping[str, str]) -> bytes:
-        """One ``/v1/messages`` body: toolerr's rewrite, or the very bytes when nothing changed."""
-        with fail_open("the Claude relay's rewrite", "the request passes unchanged"):
+        """One ``/v1/messages`` body: toolerr's rewrite, or the very bytes when nothing changed.
+        Loop action ``stop`` answers the request with a 400 naming the loop (:class:`Refusal`)."""
+        with fail_open("the Claude relay's rewrite", "the request passes unchanged", reraise=(Refusal,)):
             data = json.loads(body)
             messages = data.get("messages") if isinstance(data, dict) else None
             if not isinstance(messages, list):
@@ -237,7 +242,10 @@ class ToolErrorRecovery:
                 self._snapshots.put(
                     session, RunSnapshot(self.layer, anthropic_to_messages(messages), run=session)
                 )
-            result = toolerr.rewrite_wire("anthropic", messages, layer=self.layer)
+            try:
+                result = toolerr.rewrite_wire("anthropic", messages, layer=self.layer)
+            except ToolLoopError as stop:  # loop action "stop": the run ends with the reason
+                raise Refusal(400, str(stop)) from stop
             if not result.changed:
                 return body
             data["messages"] = result.request

@@ -18,6 +18,7 @@ import secrets
 from collections.abc import Callable, Mapping
 
 import httpx
+from toolerr.adapters import fail_open
 
 logger = logging.getLogger("toolerr")
 
@@ -42,6 +43,16 @@ Rewrite = Callable[[bytes, Mapping[str, str]], bytes]
 
 class _BadRequest(Exception):
     pass
+
+
+class Refusal(Exception):
+    """Raised by a rewrite to answer the request itself, with an Anthropic error body
+    (``invalid_request_error``), instead of forwarding it."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
 
 
 class Relay:
@@ -100,12 +111,11 @@ class Relay:
         if task is not None:
             self._tasks.add(task)
         try:
-            while await self._one(reader, writer):
-                pass
+            with fail_open("the Claude relay", "the connection is closed"):
+                while await self._one(reader, writer):
+                    pass
         except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError, _BadRequest):
             pass
-        except Exception:
-            logger.warning("toolerr: the Claude relay dropped a connection", exc_info=True)
         finally:
             if task is not None:
                 self._tasks.discard(task)
@@ -150,7 +160,15 @@ class Relay:
             return keep
         rest = "/" + (parts[3] if len(parts) > 3 else "")
         if method == "POST" and rest.rstrip("/").endswith("/v1/messages"):
-            body = self._rewrite(body, lower)
+            try:
+                body = self._rewrite(body, lower)
+            except Refusal as refusal:
+                error = {
+                    "type": "error",
+                    "error": {"type": "invalid_request_error", "message": refusal.message},
+                }
+                await _answer(writer, refusal.status, json.dumps(error).encode())
+                return keep
         url = upstream + rest + (f"?{query}" if query else "")
         forward = [(n, v) for n, v in headers if n.lower() not in _HOP_BY_HOP]
         assert self._client is not None
@@ -209,7 +227,7 @@ async def _read_body(reader: asyncio.StreamReader, headers: Mapping[str, str]) -
 
 
 async def _answer(writer: asyncio.StreamWriter, status: int, body: bytes) -> None:
-    reason = {404: "Not Found", 502: "Bad Gateway"}.get(status, "Error")
+    reason = {400: "Bad Request", 404: "Not Found", 502: "Bad Gateway"}.get(status, "Error")
     head = (
         f"HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\ncontent-length: {len(body)}\r\n\r\n"
     )
