@@ -5,6 +5,7 @@ bundled Claude Code CLI's real loop run against them offline."""
 from __future__ import annotations
 
 import json
+import socket
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -59,6 +60,10 @@ class FakeUpstream:
 
             def log_message(self, *args: Any) -> None:
                 pass
+
+            def setup(self) -> None:
+                super().setup()
+                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length") or 0)

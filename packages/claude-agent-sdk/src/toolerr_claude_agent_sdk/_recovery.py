@@ -87,7 +87,9 @@ class ToolErrorRecovery:
         self.layer = ToolErrorLayer(policy, on_record=on_record, **options)
         self.upstream = upstream
         self._relay = Relay(self._rewrite_body)
-        self._snapshots: LRUCache[str, RunSnapshot] = LRUCache(256)
+        # per CLI session: its latest request's messages, converted on the first hook that
+        # needs them (a request whose step runs no tool never pays for it)
+        self._snapshots: LRUCache[str, RunSnapshot | list[Any]] = LRUCache(256)
         self._texts = TextVerdicts()
 
     @property
@@ -189,6 +191,9 @@ class ToolErrorRecovery:
             snapshot = self._snapshots.get(session)
             if snapshot is None:
                 return {}
+            if not isinstance(snapshot, RunSnapshot):
+                snapshot = RunSnapshot(self.layer, anthropic_to_messages(snapshot), run=session)
+                self._snapshots.put(session, snapshot)
             call_id = str(data.get("tool_use_id") or tool_use_id or "") or None
             try:
                 blocked = guard_call(
@@ -239,9 +244,7 @@ class ToolErrorRecovery:
                 return body
             session = headers.get(SESSION_HEADER)
             if session and self.layer.policy.checks_calls:
-                self._snapshots.put(
-                    session, RunSnapshot(self.layer, anthropic_to_messages(messages), run=session)
-                )
+                self._snapshots.put(session, messages)
             try:
                 result = toolerr.rewrite_wire("anthropic", messages, layer=self.layer)
             except ToolLoopError as stop:  # loop action "stop": the run ends with the reason

@@ -15,6 +15,7 @@ import contextlib
 import json
 import logging
 import secrets
+import socket
 from collections.abc import Callable, Mapping
 
 import httpx
@@ -74,8 +75,14 @@ class Relay:
 
     async def start(self) -> None:
         """Bind 127.0.0.1 on a free port and serve."""
+        # TCP_NODELAY: the request's head and body go out in separate writes; with Nagle's
+        # algorithm the body would wait for the upstream's delayed ACK (~40 ms a request).
+        transport = httpx.AsyncHTTPTransport(socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])
         self._client = httpx.AsyncClient(
-            timeout=httpx.Timeout(self._timeout, connect=30.0), follow_redirects=False, trust_env=False
+            transport=transport,
+            timeout=httpx.Timeout(self._timeout, connect=30.0),
+            follow_redirects=False,
+            trust_env=False,
         )
         self._server = await asyncio.start_server(self._serve, host="127.0.0.1", port=0)
         self.port = int(self._server.sockets[0].getsockname()[1])
