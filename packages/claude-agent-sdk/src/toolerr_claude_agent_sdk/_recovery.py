@@ -169,13 +169,11 @@ class ToolErrorRecovery:
             try:
                 return await handler(arguments)
             except Exception as exc:
-                text = f"{type(exc).__name__}: {exc}"
                 with fail_open(f"classifying the exception of tool {name!r}", "the SDK shows str(exc)"):
                     failure = failure_of(self.layer, exc, tool=name)
-                    text = failure.text
-                    self._texts.put(None, text, failure.verdict)
-                    return {"content": [{"type": "text", "text": text}], "is_error": True}
-                raise
+                    self._texts.put(None, failure.text, failure.verdict)
+                    return {"content": [{"type": "text", "text": failure.text}], "is_error": True}
+                raise  # toolerr failed: the SDK answers as without it
 
         return dataclasses.replace(sdk_tool, handler=wrapped)
 
