@@ -95,6 +95,7 @@ PACKAGE_SESSIONS = [
     "framework_texts(framework='langchain')",
     "framework_texts(framework='dspy')",
     "strands",
+    "claude_agent_sdk",
     "wheels",
 ]
 MYPY = "mypy>=1.13,<3"
@@ -360,6 +361,21 @@ def strands(session: nox.Session) -> None:
     session.install("-e", "shared_core", "-e", "packages/strands[test]")
     _pytest(session, "packages/strands/tests")
     _typecheck(session, "packages/strands/src")
+
+
+CLAUDE_AGENT_SDK_TEST = "claude-agent-sdk>=0.2.189,<0.3"  # bundles Claude Code 2.1.332, the CLI checked
+
+
+@nox.session(python=PYTHON)
+@_pruned
+def claude_agent_sdk(session: nox.Session) -> None:
+    """toolerr-claude-agent-sdk: the bundled Claude Code CLI's real loop, offline, through
+    the relay before a fake Anthropic upstream on 127.0.0.1 written in the tests."""
+    session.install(*TEST_TOOLS)
+    session.install("-e", "shared_core", "-e", "packages/claude-agent-sdk[test]", CLAUDE_AGENT_SDK_TEST)
+    # loopback only: the relay, the fake upstream and the 503 server listen on 127.0.0.1
+    _pytest(session, "--allow-hosts=127.0.0.1", "packages/claude-agent-sdk/tests", network=True)
+    _typecheck(session, "packages/claude-agent-sdk/src")
 
 
 # The agent frameworks whose own failure texts the core's templates read (issue 24 item 3),

@@ -28,6 +28,7 @@ DISTRIBUTION_OF = {
     "accelerate": "accelerate",
     "agents": "openai-agents",
     "anyio": "anyio",
+    "claude_agent_sdk": "claude-agent-sdk",
     "gguf": "gguf",
     "google": "google-adk",
     "httpx": "httpx",

@@ -1,0 +1,326 @@
+"""The bundled Claude Code CLI's real loop, offline, through ToolErrorRecovery's relay: a fake
+Anthropic upstream on 127.0.0.1 scripts the tool_use turns and records every request."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import toolerr
+from claude_agent_sdk import create_sdk_mcp_server
+from claude_support import FakeUpstream, Recorded, Status503, Use, base_options, kit_tools, run, transcripts
+from shared_support import FIXABLE, TRANSIENT, UNRECOVERABLE
+from toolerr_claude_agent_sdk import ToolErrorRecovery
+
+pytestmark = [pytest.mark.enable_socket, pytest.mark.allow_hosts(["127.0.0.1"])]
+
+NOTE_PREFIX = "Note from the tool runtime: "
+BLOCKED_PREFIX = "Error: this call was not executed."
+
+
+@pytest.fixture
+def upstream() -> Iterator[FakeUpstream]:
+    server = FakeUpstream()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def busy() -> Iterator[Status503]:
+    server = Status503()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def dirs(tmp_path: Path) -> tuple[Path, Path]:
+    (tmp_path / "config").mkdir()
+    (tmp_path / "work").mkdir()
+    return tmp_path / "config", tmp_path / "work"
+
+
+def _note(tool: str, arguments: str, error: str, guidance: str) -> str:
+    """The runtime note of DELIVERY.md section 4, written out."""
+    return f"{NOTE_PREFIX}the last attempt called {tool} with {arguments} and it failed with: {error}\n\n{guidance}"
+
+
+def _step(requests: list[Recorded], assistants: int) -> dict[str, Any]:
+    """The (last) request sent after ``assistants`` assistant turns."""
+    found = [
+        r.json for r in requests if sum(m["role"] == "assistant" for m in r.json["messages"]) == assistants
+    ]
+    assert found, f"no request after {assistants} assistant turn(s)"
+    return found[-1]
+
+
+def _last_user(request: dict[str, Any]) -> list[dict[str, Any]]:
+    message = request["messages"][-1]
+    assert message["role"] == "user"
+    return list(message["content"])
+
+
+async def _run_three_kinds(
+    upstream: FakeUpstream, busy: Status503, dirs: tuple[Path, Path], recovery: ToolErrorRecovery, marker: str
+) -> None:
+    upstream.scripts[marker] = [
+        [Use("toolu_1", "mcp__kit__fetch_status", {"page": "home"})],
+        [Use("toolu_2", "mcp__kit__read_secret", {"path": "/srv/secret"})],
+        [Use("toolu_3", "Read", {"path": "notes.txt"})],
+        "finished",
+    ]
+    tools = [recovery.tool(t) for t in kit_tools(busy.url)]
+    options = base_options(upstream.url, *dirs, tools)
+    await run(f"{marker}: check the three tools", recovery.options(options))
+
+
+def test_each_kind_reaches_the_model_byte_exact(
+    upstream: FakeUpstream, busy: Status503, dirs: tuple[Path, Path]
+) -> None:
+    async def main() -> None:
+        async with ToolErrorRecovery() as recovery:
+            await _run_three_kinds(upstream, busy, dirs, recovery, "KINDS")
+
+    asyncio.run(main())
+    requests = upstream.loop_requests("KINDS")
+    cases = [
+        (
+            1,
+            "mcp__kit__fetch_status",
+            'page="home"',
+            TRANSIENT,
+            f"HTTPStatusError: Server error '503 Service Unavailable' for url '{busy.url}'",
+        ),
+        (
+            2,
+            "mcp__kit__read_secret",
+            'path="/srv/secret"',
+            UNRECOVERABLE,
+            "PermissionError: [Errno 13] Permission denied: '/srv/secret'",
+        ),
+        (
+            3,
+            "Read",
+            'path="notes.txt"',
+            FIXABLE,
+            "<tool_use_error>InputValidationError: Read failed due to the following issues:",
+        ),
+    ]
+    for assistants, tool, arguments, guidance, head in cases:
+        result, note = _last_user(_step(requests, assistants))
+        assert result["type"] == "tool_result" and result["is_error"] is True
+        assert result["tool_use_id"] == f"toolu_{assistants}"
+        error = result["content"]
+        assert isinstance(error, str) and error.startswith(head)
+        assert note == {"type": "text", "text": _note(tool, arguments, error, guidance)}
+
+
+def test_the_clis_transcript_holds_no_note(
+    upstream: FakeUpstream, busy: Status503, dirs: tuple[Path, Path]
+) -> None:
+    async def main() -> None:
+        async with ToolErrorRecovery() as recovery:
+            await _run_three_kinds(upstream, busy, dirs, recovery, "TRANSCRIPT")
+
+    asyncio.run(main())
+    assert any(NOTE_PREFIX in json.dumps(r.json) for r in upstream.loop_requests("TRANSCRIPT"))
+    files = transcripts(dirs[0])
+    assert files
+    text = "".join(path.read_text() for path in files)
+    assert "PermissionError: [Errno 13] Permission denied" in text  # the failures are there ...
+    assert "InputValidationError" in text
+    assert NOTE_PREFIX not in text  # ... and no note
+
+
+def test_the_upstream_request_stays_valid_for_the_messages_api(
+    upstream: FakeUpstream, busy: Status503, dirs: tuple[Path, Path]
+) -> None:
+    async def main() -> None:
+        async with ToolErrorRecovery() as recovery:
+            await _run_three_kinds(upstream, busy, dirs, recovery, "VALID")
+
+    asyncio.run(main())
+    requests = upstream.loop_requests("VALID")
+    assert len(requests) >= 4
+    for recorded in requests:
+        body = json.loads(recorded.body)  # valid JSON
+        turns = [m for m in body["messages"] if m["role"] in ("user", "assistant")]
+        assert turns[0]["role"] == "user"
+        for before, after in itertools.pairwise(turns):
+            assert before["role"] != after["role"], "roles must alternate"
+        for before, after in itertools.pairwise(turns):
+            if before["role"] != "assistant" or not isinstance(before["content"], list):
+                continue
+            uses = [b["id"] for b in before["content"] if b["type"] == "tool_use"]
+            blocks = after["content"]
+            results = [b["tool_use_id"] for b in blocks[: len(uses)] if b["type"] == "tool_result"]
+            assert results == uses, "tool_result blocks come first, one per tool_use"
+            assert all(b["type"] != "tool_result" for b in blocks[len(uses) :])
+        for message in body["messages"]:
+            for block in message["content"] if isinstance(message["content"], list) else []:
+                if block["type"] == "text":
+                    assert isinstance(block["text"], str) and block["text"]
+
+
+def _normalised(recorded: Recorded) -> bytes:
+    session = recorded.headers["x-claude-code-session-id"]
+    return recorded.body.replace(session.encode(), b"<session>")
+
+
+def test_a_run_without_failure_reaches_the_upstream_byte_identical(
+    upstream: FakeUpstream, busy: Status503, dirs: tuple[Path, Path]
+) -> None:
+    script = [
+        [Use("toolu_1", "mcp__kit__add", {"a": 2, "b": 3})],
+        [Use("toolu_2", "mcp__kit__add", {"a": 4, "b": 5})],
+        "sum done",
+    ]
+    upstream.scripts["CLEAN"] = script
+
+    async def main() -> None:
+        await run("CLEAN: add numbers", base_options(upstream.url, *dirs, kit_tools(busy.url)))
+        direct = list(upstream.requests)
+        upstream.requests.clear()
+        async with ToolErrorRecovery() as recovery:
+            tools = [recovery.tool(t) for t in kit_tools(busy.url)]
+            await run("CLEAN: add numbers", recovery.options(base_options(upstream.url, *dirs, tools)))
+        relayed = list(upstream.requests)
+        assert [r.path for r in relayed] == [r.path for r in direct]
+        assert len([r for r in direct if b"toolu_2" in r.body]) >= 1
+        for one, other in zip(direct, relayed):
+            assert _normalised(other) == _normalised(one)
+            skip = {
+                "x-claude-code-session-id",
+                "host",
+                "content-length",
+                "connection",
+                "x-stainless-retry-count",
+            }
+            assert {k: v for k, v in other.headers.items() if k not in skip} == {
+                k: v for k, v in one.headers.items() if k not in skip
+            }
+
+    asyncio.run(main())
+
+
+def test_two_concurrent_runs_with_colliding_call_ids_stay_apart(
+    upstream: FakeUpstream, busy: Status503, tmp_path: Path
+) -> None:
+    upstream.scripts["ALPHA"] = [[Use("toolu_1", "mcp__kit__fetch_status", {"page": "a"})], "alpha done"]
+    upstream.scripts["BETA"] = [[Use("toolu_1", "mcp__kit__read_secret", {"path": "/b"})], "beta done"]
+    dirs = {}
+    for name in ("a", "b"):
+        (tmp_path / name / "config").mkdir(parents=True)
+        (tmp_path / name / "work").mkdir()
+        dirs[name] = (tmp_path / name / "config", tmp_path / name / "work")
+
+    async def main() -> None:
+        async with ToolErrorRecovery(loop_action="block") as recovery:
+            tools = [recovery.tool(t) for t in kit_tools(busy.url)]
+            await asyncio.gather(
+                run("ALPHA: fetch", recovery.options(base_options(upstream.url, *dirs["a"], tools))),
+                run("BETA: read", recovery.options(base_options(upstream.url, *dirs["b"], tools))),
+            )
+
+    asyncio.run(main())
+    alpha = _last_user(_step(upstream.loop_requests("ALPHA"), 1))
+    beta = _last_user(_step(upstream.loop_requests("BETA"), 1))
+    assert alpha[0]["content"].startswith("HTTPStatusError: Server error '503")
+    assert alpha[1]["text"].endswith(TRANSIENT) and "/b" not in alpha[1]["text"]
+    assert beta[0]["content"].startswith("PermissionError: [Errno 13]")
+    assert beta[1]["text"].endswith(UNRECOVERABLE) and "503" not in beta[1]["text"]
+
+
+def test_block_does_not_execute_an_identical_repeat(
+    upstream: FakeUpstream, busy: Status503, dirs: tuple[Path, Path]
+) -> None:
+    upstream.scripts["BLOCK"] = [
+        [Use("toolu_1", "mcp__kit__read_secret", {"path": "/srv/secret"})],
+        [Use("toolu_2", "mcp__kit__read_secret", {"path": "/srv/secret"})],
+        "gave up",
+    ]
+    executed: list[str] = []
+
+    async def main() -> None:
+        async with ToolErrorRecovery(loop_action="block") as recovery:
+            tools = [recovery.tool(t) for t in kit_tools(busy.url, executed)]
+            await run("BLOCK: read twice", recovery.options(base_options(upstream.url, *dirs, tools)))
+
+    asyncio.run(main())
+    assert executed == ["read_secret"]  # the repeat never ran
+    blocks = _last_user(_step(upstream.loop_requests("BLOCK"), 2))
+    assert blocks[0]["tool_use_id"] == "toolu_2" and blocks[0]["is_error"] is True
+    shown = blocks[0]["content"]
+    text = shown if isinstance(shown, str) else "".join(b.get("text", "") for b in shown)
+    assert BLOCKED_PREFIX in text
+
+
+def test_without_block_the_repeat_runs(
+    upstream: FakeUpstream, busy: Status503, dirs: tuple[Path, Path]
+) -> None:
+    upstream.scripts["NOBLOCK"] = [
+        [Use("toolu_1", "mcp__kit__read_secret", {"path": "/srv/secret"})],
+        [Use("toolu_2", "mcp__kit__read_secret", {"path": "/srv/secret"})],
+        "gave up",
+    ]
+    executed: list[str] = []
+
+    async def main() -> None:
+        async with ToolErrorRecovery() as recovery:
+            tools = [recovery.tool(t) for t in kit_tools(busy.url, executed)]
+            await run("NOBLOCK: read twice", recovery.options(base_options(upstream.url, *dirs, tools)))
+
+    asyncio.run(main())
+    assert executed == ["read_secret", "read_secret"]
+
+
+def test_fail_open_when_the_rewrite_raises(
+    upstream: FakeUpstream,
+    busy: Status503,
+    dirs: tuple[Path, Path],
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(toolerr, "rewrite_wire", broken)
+    upstream.scripts["OPEN"] = [[Use("toolu_1", "mcp__kit__read_secret", {"path": "/x"})], "done"]
+
+    async def main() -> None:
+        async with ToolErrorRecovery() as recovery:
+            tools = [recovery.tool(t) for t in kit_tools(busy.url)]
+            await run("OPEN: read", recovery.options(base_options(upstream.url, *dirs, tools)))
+
+    with caplog.at_level(logging.WARNING, logger="toolerr"):
+        asyncio.run(main())
+    blocks = _last_user(_step(upstream.loop_requests("OPEN"), 1))
+    assert [b["type"] for b in blocks] == ["tool_result"]  # passed unchanged, the run went on
+    assert any("Claude relay" in r.getMessage() for r in caplog.records if r.name == "toolerr")
+
+
+def test_a_wrapped_tool_is_classified_from_its_exception_object(
+    upstream: FakeUpstream, busy: Status503, dirs: tuple[Path, Path]
+) -> None:
+    """Without the wrapper the SDK shows ``str(exc)`` only; wrapped, the model reads
+    ``Type: message`` and the verdict comes from the object."""
+    records: list[toolerr.DetectionRecord] = []
+    upstream.scripts["OBJECT"] = [[Use("toolu_1", "mcp__kit__read_secret", {"path": "/x"})], "done"]
+
+    async def main() -> None:
+        async with ToolErrorRecovery(on_record=records.append) as recovery:
+            options = base_options(upstream.url, *dirs, [])
+            options.mcp_servers = {
+                "kit": create_sdk_mcp_server("kit", tools=[recovery.tool(t) for t in kit_tools(busy.url)])
+            }
+            await run("OBJECT: read", recovery.options(options))
+
+    asyncio.run(main())
+    result = _last_user(_step(upstream.loop_requests("OBJECT"), 1))[0]
+    assert result["content"].startswith("PermissionError: [Errno 13] Permission denied: '/x'")
+    assert any(r.kind == "unrecoverable" and r.tool == "mcp__kit__read_secret" for r in records)
