@@ -47,6 +47,7 @@ DISTRIBUTION_OF = {
     "torch": "torch",
     "tqdm": "tqdm",
     "transformers": "transformers",
+    "fastmcp": "fastmcp",
 }
 
 
