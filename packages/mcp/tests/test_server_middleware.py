@@ -170,6 +170,18 @@ def test_a_validation_error_in_the_tool_body_is_classified_from_the_pydantic_err
     assert text_of(got).startswith("Error calling tool 'parse_reading': 1 validation error for Reading")
 
 
+def test_an_unknown_tool_is_a_fixable_call(url: str) -> None:
+    """FastMCP answers a call to a tool it does not have with ``Unknown tool: 'X'``: the
+    same text, then the fixable guidance (the model can call a tool that exists)."""
+    (bare,) = run_calls(build(url), [("get_forecast", {"city": "Paris"})])
+    (got,) = run_calls(
+        build(url, middleware=ToolErrorServerMiddleware()), [("get_forecast", {"city": "Paris"})]
+    )
+    assert text_of(bare) == "Unknown tool: 'get_forecast'"
+    assert text_of(got) == f"{text_of(bare)}\n{FIXABLE}"
+    assert got.meta["toolerr"]["kind"] == "fixable"
+
+
 # -- masking ----------------------------------------------------------------------------------
 
 
