@@ -62,7 +62,7 @@ NO_NETWORK = ["--disable-socket", "--allow-unix-socket"]
 
 # langchain-mcp-adapters (the interceptor) requires mcp<2: the MCP suite runs on both majors.
 MCP_SDKS = {
-    "2.x": ["mcp>=2.3,<3"],
+    "2.x": ["mcp>=2.3,<3", "fastmcp>=4.2.3,<5"],  # fastmcp: ToolErrorServerMiddleware
     # the interceptor's tests drive a LangChain agent with toolerr-langchain's scripted model
     "1.x": [
         "mcp>=1.24,<2",

@@ -49,6 +49,7 @@ DISTRIBUTION_OF = {
     "torch": "torch",
     "tqdm": "tqdm",
     "transformers": "transformers",
+    "fastmcp": "fastmcp",
 }
 
 

@@ -12,7 +12,7 @@ import pytest
 import toolerr
 from mcp import ClientSession
 from mcp.client.stdio import stdio_client
-from toolerr_mcp import META_KEY, RecoveringSession
+from toolerr_mcp import META_KEY, RecoveringSession, _compat
 from toolerr_mcp import _compat as compat
 
 pytestmark = pytest.mark.anyio
@@ -489,7 +489,7 @@ async def test_sessions_never_share_failures() -> None:
         first_b = await b.call_tool("convert", bad)
         assert first_b.model_dump_json() == first_a.model_dump_json()  # ran, as A's first did
         ok = await b.call_tool("convert", {"value": 1, "unit": "celsius"})
-        assert not getattr(ok, "is_error", getattr(ok, "isError", None))
+        assert not _compat.is_error(ok)
         assert (await stats(a))["convert"] == 3  # A's first, B's first and B's success
 
 

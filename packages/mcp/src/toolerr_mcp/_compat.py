@@ -60,27 +60,34 @@ MCP_ERROR: type[Exception] = getattr(_exceptions, "MCPError", None) or _exceptio
 closed connection (``MCPError`` in 2.x, ``McpError`` in 1.x)."""
 
 _IS_ERROR = "is_error" if "is_error" in types.CallToolResult.model_fields else "isError"
-_STRUCTURED = (
-    "structured_content" if "structured_content" in types.CallToolResult.model_fields else "structuredContent"
-)
+
+
+def field(obj: Any, snake: str, camel: str) -> Any:
+    """A field read by the name the object's model declares (``None`` when absent).
+
+    The other spelling is never read from an SDK model: FastMCP, once imported, adds
+    camelCase properties to mcp 2.x models that warn (``FastMCPDeprecationWarning``)."""
+    fields = getattr(type(obj), "model_fields", None)
+    if isinstance(fields, Mapping):
+        if snake in fields:
+            return getattr(obj, snake, None)
+        if camel in fields:
+            return getattr(obj, camel, None)
+    value = getattr(obj, snake, None)
+    return value if value is not None else getattr(obj, camel, None)
 
 
 def is_error(result: Any) -> bool:
     """The result's error flag, whichever spelling the SDK uses."""
-    value = getattr(result, _IS_ERROR, None)
-    if value is None:
-        value = (
-            getattr(result, "isError", None) if _IS_ERROR == "is_error" else getattr(result, "is_error", None)
-        )
-    return value is True
+    return field(result, "is_error", "isError") is True
 
 
 def structured_content(result: Any) -> Any:
-    return getattr(result, _STRUCTURED, None)
+    return field(result, "structured_content", "structuredContent")
 
 
 def next_cursor(result: Any) -> str | None:
-    cursor = getattr(result, "next_cursor", None) or getattr(result, "nextCursor", None)
+    cursor = field(result, "next_cursor", "nextCursor")
     return cursor if isinstance(cursor, str) and cursor else None
 
 
@@ -185,7 +192,7 @@ class ToolCaller:
 
 
 def _output_schema(tool: Any) -> Any:
-    return getattr(tool, "output_schema", None) or getattr(tool, "outputSchema", None)
+    return field(tool, "output_schema", "outputSchema")
 
 
 def _validator(tool: Any) -> Any:

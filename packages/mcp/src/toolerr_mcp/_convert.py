@@ -64,7 +64,7 @@ def neutral_content(content: Any, *, resource_text: bool = True) -> list[dict[st
             blocks.append(entry)
             continue
         entry = {"type": str(kind or type(block).__name__)}
-        mime = getattr(block, "mime_type", None) or getattr(block, "mimeType", None)
+        mime = _compat.field(block, "mime_type", "mimeType")
         if isinstance(mime, str):
             entry["mime_type"] = mime
         uri = getattr(block, "uri", None)
