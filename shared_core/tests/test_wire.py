@@ -640,3 +640,31 @@ def test_a_long_conversation_of_sdk_objects_reads_only_its_tail_when_nothing_fai
     out = rewrite_openai_chat(request)
     assert out[-1]["content"].startswith("Note from the tool runtime: the last attempt called read")
     assert out[:-1] == request and all(a is b for a, b in zip(out[:-2], request, strict=False))
+
+
+def test_a_verdict_remembered_for_one_run_applies_to_that_runs_rewrite_only() -> None:
+    """``rewrite_wire(..., run=)``: a relay that knows the session (the Claude Agent SDK's)
+    remembers a verdict from the exception object under that session; another session
+    with the same call id and the same text classifies the text alone."""
+    text = "it did not work"
+    messages: list[dict[str, Any]] = [
+        {"role": "user", "content": "read a"},
+        {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": "t1", "name": "read", "input": {"path": "a"}}],
+        },
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "t1", "content": text, "is_error": True}],
+        },
+    ]
+    layer = toolerr.ToolErrorLayer()
+    verdict = layer.inspect_exception(PermissionError(text), text=f"PermissionError: {text}", tool="read")
+    assert verdict.kind == "unrecoverable"
+    layer.remember("t1", verdict, text, run="session-a")
+    mine = rewrite_wire("anthropic", copy.deepcopy(messages), layer=layer, run="session-a")
+    other = rewrite_wire("anthropic", copy.deepcopy(messages), layer=layer, run="session-b")
+    shared = rewrite_wire("anthropic", copy.deepcopy(messages), layer=layer)
+    assert mine.changed and "Tell the user what happened." in json.dumps(mine.request)
+    assert "Tell the user what happened." not in json.dumps(other.request)
+    assert json.dumps(other.request) == json.dumps(shared.request)

@@ -84,6 +84,7 @@ def rewrite_wire(
     *,
     layer: ToolErrorLayer | None = None,
     client: str | None = None,
+    run: object | None = None,
     **options: Any,
 ) -> WireRewrite:
     """Rewrite one request body of format ``wire`` (``openai-chat``, ``anthropic`` or
@@ -92,7 +93,9 @@ def rewrite_wire(
     ``layer``: the :class:`~toolerr.ToolErrorLayer` to apply (its policy decides the form);
     else one is made from ``options`` (``form``, ``retry_budget``, ``loop_action`` ...).
     ``client``: whose templates produced the tool results (``codex``, ``qwen-code`` ...;
-    a User-Agent string works too), ``generic`` by default. Never raises but
+    a User-Agent string works too), ``generic`` by default. ``run``: the run scope whose
+    remembered verdicts apply (:meth:`ToolErrorLayer.remember` with the same ``run``; a
+    relay that knows the session passes its id), the shared scope by default. Never raises but
     :class:`~toolerr.ToolLoopError` (loop action ``stop``) and errors in the arguments.
     """
     if wire not in _FORMATS:
@@ -105,7 +108,7 @@ def rewrite_wire(
     if not isinstance(request, list) or not request:
         return WireRewrite(request, False)
     try:
-        return _rewrite(wire, request, layer, name)
+        return _rewrite(wire, request, layer, name, run=run)
     except ToolLoopError:
         raise
     except Exception as exc:
@@ -114,7 +117,13 @@ def rewrite_wire(
 
 
 def _rewrite(
-    wire: str, request: list[Any], layer: ToolErrorLayer, name: str, plain: bool = False
+    wire: str,
+    request: list[Any],
+    layer: ToolErrorLayer,
+    name: str,
+    plain: bool = False,
+    *,
+    run: object | None = None,
 ) -> WireRewrite:
     convert, back, tail = _FORMATS[wire]
     start = tail(request)
@@ -130,20 +139,20 @@ def _rewrite(
     step = find_decision_step(recent)
     if (
         step is None
-        or not any(r.duplicate_of is None and layer.inspect(r.message).failed for r in step.results)
+        or not any(r.duplicate_of is None and layer.inspect(r.message, run=run).failed for r in step.results)
     ) and not layer.may_quarantine():
         return WireRewrite(request, False)
     if not plain:
         view = _plain_view(request, wire)
         if view is not None:
-            viewed = _rewrite(wire, view[0], layer, name, plain=True)
+            viewed = _rewrite(wire, view[0], layer, name, plain=True, run=run)
             if not viewed.changed:
                 return WireRewrite(request, False, viewed.records, viewed.error)
             originals = view[1]
             out = [originals.get(id(item), item) for item in viewed.request]
             return WireRewrite(out, True, viewed.records)
     conv = convert(request, name, 0)
-    result = layer.rewrite(conv.messages)
+    result = layer.rewrite(conv.messages, run=run)
     if result.error is not None:
         return WireRewrite(request, False, result.records, result.error)
     if not result.changed:

@@ -227,7 +227,9 @@ class ToolErrorRecovery:
                 return {}
             verdict = self._texts.get(None, text)
             if verdict is not None:
-                self.layer.remember(call_id, verdict, text)
+                # the run scope of the relay's rewrite: this session's requests only
+                session = str(data.get("session_id") or "") or None
+                self.layer.remember(call_id, verdict, text, run=session)
         return {}
 
     # -- the relay's rewrite ------------------------------------------------------------
@@ -244,7 +246,7 @@ class ToolErrorRecovery:
             if session and self.layer.policy.checks_calls:
                 self._snapshots.put(session, messages)
             try:
-                result = toolerr.rewrite_wire("anthropic", messages, layer=self.layer)
+                result = toolerr.rewrite_wire("anthropic", messages, layer=self.layer, run=session or None)
             except ToolLoopError as stop:  # loop action "stop": the run ends with the reason
                 raise Refusal(400, str(stop)) from stop
             if not result.changed:
