@@ -69,10 +69,7 @@ def body(conv: int, base: int, request: int) -> bytes:
     ]
     last = base + request
     for turn in range(last + 1):
-        if turn < base:
-            failed = turn % 9 == 4
-        else:
-            failed = (turn - base + conv) % 2 == 0
+        failed = turn % 9 == 4 if turn < base else (turn - base + conv) % 2 == 0
         messages += exchange(conv, turn, failed)
     return json.dumps({"model": "gpt-test", "messages": messages}).encode()
 
