@@ -227,7 +227,7 @@ class ToolErrorLayer:
     @property
     def _checkpoints(self) -> list[Checkpoint]:
         """The replay checkpoints of the shared run scope (``run=None``)."""
-        return self._runs.default.checkpoints
+        return list(self._runs.default.checkpoints.values())
 
     def replay(
         self, messages: Sequence[Message], *, run: object | None = None

@@ -19,8 +19,11 @@ from ._types import Message, Verdict, result_text
 _REPLAY_TAIL = 16
 # Replay checkpoints kept per run scope (one per conversation that grows; its branches).
 _CHECKPOINTS = 8
-# ... and in the shared scope (``run=None``), where a gateway serves all its conversations.
-_SHARED_CHECKPOINTS = 64
+# ... and in the shared scope (``run=None``), where a gateway serves all its conversations:
+# as many as fit in this estimate of their memory (least recently used dropped first; see
+# :func:`checkpoint_weight`), found by an index, so that the cost of a replay does not grow
+# with the number of conversations kept.
+SHARED_CHECKPOINT_BYTES = 256 * 2**20
 
 _deref: Callable[[weakref.ref[Message]], Message | None] = weakref.ref.__call__
 
@@ -48,6 +51,11 @@ class Checkpoint:
     """Never recorded into: a replay continues from a copy."""
     reports: dict[int, RepeatReport]
     failed_tools: frozenset[str]
+
+    @property
+    def key(self) -> int:
+        """The index key: the identity of ``messages[end - 1]``, the prefix's last message."""
+        return id(self.refs[-1]()) if self.refs else 0
 
     def starts(self, messages: Sequence[Message]) -> bool:
         """Whether ``messages`` starts with this checkpoint's messages (the same objects)."""
@@ -134,7 +142,18 @@ def _resume(
     before it) and the run's verdict serial the replay reads its verdicts at."""
     with state.lock:
         serial = state.serial
-        candidates = sorted(state.checkpoints, key=lambda c: c.end, reverse=True)
+        index = state.checkpoint_index
+        if not index:
+            candidates: list[Checkpoint] = []
+        elif len(state.checkpoints) <= 8:  # a few: as before, latest end first
+            candidates = sorted(state.checkpoints.values(), key=lambda c: c.end, reverse=True)
+        else:  # many (a gateway's shared scope): those whose last message is one of these
+            candidates = []
+            for end in range(len(messages) - 1, 0, -1):
+                if messages[end].role == "assistant":
+                    bucket = index.get(id(messages[end - 1]))
+                    if bucket:
+                        candidates.extend(c for c in bucket if c.end == end)
     for candidate in candidates:
         if candidate.retry_budget != budget or not candidate.starts(messages):
             continue
@@ -147,6 +166,7 @@ def _resume(
                 continue
         results, boundaries = _pairs(messages, end, candidate.calls)
         if len(results) >= _REPLAY_TAIL:
+            state.touch_checkpoint(candidate)
             return candidate, results, boundaries, serial
     results, boundaries = _pairs(messages, 0, 0)
     return None, results, boundaries, serial
@@ -183,16 +203,40 @@ def _keep(
     )
     with state.lock:
         # A checkpoint that the new one extends is no longer needed.
-        state.checkpoints[:] = [
-            c for c in state.checkpoints if c is not base and not (c.end <= end and c.starts(messages))
-        ]
-        state.checkpoints.append(kept)
-        del state.checkpoints[: -(_SHARED_CHECKPOINTS if shared else _CHECKPOINTS)]
-        if state.checkpoints:
-            oldest = min(c.serial for c in state.checkpoints)
+        if base is not None:
+            state.drop_checkpoint(base)
+        if len(state.checkpoints) <= 8:
+            extended = [c for c in state.checkpoints.values() if c.end <= end and c.starts(messages)]
+        else:  # by the index: those whose last message is one of the prefix's
+            extended = []
+            index = state.checkpoint_index
+            for boundary in range(end, 0, -1):
+                if messages[boundary].role == "assistant":
+                    bucket = index.get(id(messages[boundary - 1]))
+                    if bucket:
+                        extended.extend(c for c in bucket if c.end == boundary and c.starts(messages))
+        for old in extended:
+            state.drop_checkpoint(old)
+        state.add_checkpoint(kept, checkpoint_weight(kept))
+        if shared:
+            while state.checkpoint_bytes > SHARED_CHECKPOINT_BYTES and len(state.checkpoints) > 1:
+                state.drop_checkpoint(next(iter(state.checkpoints.values())))
+        else:
+            while len(state.checkpoints) > _CHECKPOINTS:
+                state.drop_checkpoint(next(iter(state.checkpoints.values())))
+        if state.changes and (len(state.checkpoints) <= 8 or len(state.changes) > 256):
+            oldest = min(c.serial for c in state.checkpoints.values())
             if oldest > state.changes_base:  # the changes no checkpoint needs
                 del state.changes[: oldest - state.changes_base]
                 state.changes_base = oldest
+
+
+def checkpoint_weight(checkpoint: Checkpoint) -> int:
+    """An estimate of the bytes a checkpoint holds: a weak reference and a tuple slot per
+    message of its prefix (the references are shared with the checkpoint it extends, which
+    goes), and its ledger's entries and recent calls."""
+    ledger = checkpoint.ledger
+    return 1024 + 80 * checkpoint.end + 512 * len(ledger._entries) + 160 * len(checkpoint.reports)
 
 
 def _pairs(

@@ -59,7 +59,19 @@ class RunState:
     and the content they were learned for) and the failed-call ledger of
     :meth:`ToolErrorLayer.deliver_result`."""
 
-    __slots__ = ("changes", "changes_base", "checkpoints", "latest", "ledger", "lock", "pending", "verdicts")
+    __slots__ = (
+        "_checkpoint_slots",
+        "changes",
+        "changes_base",
+        "checkpoint_bytes",
+        "checkpoint_index",
+        "checkpoints",
+        "latest",
+        "ledger",
+        "lock",
+        "pending",
+        "verdicts",
+    )
 
     def __init__(self) -> None:
         self.verdicts: LRUCache[tuple[str, tuple[int, int] | None], Verdict] = LRUCache(_CACHE_SIZE)
@@ -69,9 +81,39 @@ class RunState:
         self.lock = threading.RLock()
         # The run's replay checkpoints, and the verdict keys remembered or evicted since the
         # oldest of them (change ``changes_base + i + 1`` is ``changes[i]``).
-        self.checkpoints: list[Checkpoint] = []
+        # (by identity, least recently used first; indexed by the identity of the last
+        # message of their prefix, with the estimate of their bytes)
+        self.checkpoints: dict[int, Checkpoint] = {}
+        self.checkpoint_index: dict[int, list[Checkpoint]] = {}
+        self.checkpoint_bytes = 0
+        self._checkpoint_slots: dict[int, tuple[int, int]] = {}
         self.changes: list[tuple[str, Fingerprint | None]] = []
         self.changes_base = 0
+
+    def add_checkpoint(self, checkpoint: Checkpoint, weight: int) -> None:
+        """Keep ``checkpoint`` (the most recently used), of about ``weight`` bytes (under the lock)."""
+        key = checkpoint.key
+        self.checkpoints[id(checkpoint)] = checkpoint
+        self.checkpoint_index.setdefault(key, []).append(checkpoint)
+        self._checkpoint_slots[id(checkpoint)] = (key, weight)
+        self.checkpoint_bytes += weight
+
+    def drop_checkpoint(self, checkpoint: Checkpoint) -> None:
+        """Forget ``checkpoint`` if kept (under the lock)."""
+        if self.checkpoints.pop(id(checkpoint), None) is None:
+            return
+        key, weight = self._checkpoint_slots.pop(id(checkpoint))
+        self.checkpoint_bytes -= weight
+        bucket = self.checkpoint_index[key]
+        bucket.remove(checkpoint)
+        if not bucket:
+            del self.checkpoint_index[key]
+
+    def touch_checkpoint(self, checkpoint: Checkpoint) -> None:
+        """Make ``checkpoint`` the most recently used, if still kept."""
+        with self.lock:
+            if self.checkpoints.pop(id(checkpoint), None) is not None:
+                self.checkpoints[id(checkpoint)] = checkpoint
 
     @property
     def serial(self) -> int:

@@ -7,8 +7,10 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
+import os
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ._types import Message, ToolCall
@@ -24,32 +26,84 @@ class WireCache:
     is what the conversion would build). Requests of one conversation repeat its earlier
     messages; handing the layer the same objects lets its replay continue from a
     checkpoint instead of replaying the whole conversation. Keyed by every field the
-    conversion reads (each format's keys differ in shape from the others'); bounded: when
-    full, the oldest eighth is dropped."""
+    conversion reads (each format's keys differ in shape from the others'); bounded by an
+    estimate of the bytes it holds (``budget``; :func:`weigh`) and by ``size`` entries: a
+    hit makes an entry the most recent, and the least recently used go first (a gateway's
+    conversations each keep their whole history, however many it serves, while they fit)."""
 
-    __slots__ = ("_items", "_lock", "_size", "get")
+    __slots__ = ("_items", "_lock", "_size", "_weights", "budget", "weight")
 
-    def __init__(self, size: int) -> None:
-        self._items: dict[Any, Any] = {}
+    def __init__(self, size: int, budget: int = 1 << 62) -> None:
+        self._items: OrderedDict[Any, Any] = OrderedDict()
+        self._weights: dict[Any, int] = {}
         self._size = size
+        self.budget = budget
+        """The estimate of bytes kept at most."""
+        self.weight = 0
+        """The estimate of bytes kept now."""
         self._lock = threading.Lock()
-        self.get: Callable[[Any], Any] = self._items.get
-        """The cached value for a key, or ``None``."""
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def get(self, key: Any) -> Any:
+        """The cached value for a key (now the most recent), or ``None``."""
+        value = self._items.get(key)
+        if value is not None:
+            try:
+                self._items.move_to_end(key)
+            except KeyError:  # dropped meanwhile by another thread
+                pass
+        return value
 
     def put(self, key: Any, value: Any) -> None:
+        weight = weigh(value)
         with self._lock:
-            if len(self._items) >= self._size:
-                for stale in list(self._items)[: self._size // 8]:
-                    del self._items[stale]
-            self._items[key] = value
+            items, weights = self._items, self._weights
+            old = weights.pop(key, None)
+            if old is not None:
+                self.weight -= old
+            items[key] = value
+            items.move_to_end(key)
+            weights[key] = weight
+            self.weight += weight
+            while len(items) > 1 and (self.weight > self.budget or len(items) > self._size):
+                stale, _ = items.popitem(last=False)
+                self.weight -= weights.pop(stale)
 
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
+            self._weights.clear()
+            self.weight = 0
 
 
-CACHE = WireCache(65_536)
-"""The one conversion cache of the three wire formats."""
+def weigh(value: Any) -> int:
+    """An estimate of the bytes a cached value and its key hold (the key holds the same
+    strings as the value: they are counted once)."""
+    if isinstance(value, Message):
+        content = value.content
+        weight = 480 + (len(content) if isinstance(content, str) else 2048)
+        for call in value.tool_calls or ():
+            weight += weigh(call)
+        return weight
+    if isinstance(value, ToolCall):
+        return 320 + len(value.raw_arguments or "")
+    if isinstance(value, tuple):
+        return 64 + sum(map(weigh, value))
+    return 480
+
+
+def _budget() -> int:
+    try:
+        return max(int(os.environ.get("TOOLERR_WIRE_CACHE_MB", "1024")), 0) * 2**20
+    except ValueError:
+        return 1024 * 2**20
+
+
+CACHE = WireCache(1 << 24, _budget())
+"""The one conversion cache of the three wire formats (``TOOLERR_WIRE_CACHE_MB``: the
+estimate of megabytes it keeps at most, 1024 by default)."""
 
 
 def text_blocks(blocks: Any) -> str:
