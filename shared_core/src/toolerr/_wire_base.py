@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
+import logging
 import os
 import threading
 from collections import OrderedDict
@@ -95,9 +96,13 @@ def weigh(value: Any) -> int:
 
 
 def _budget() -> int:
+    value = os.environ.get("TOOLERR_WIRE_CACHE_MB", "1024")
     try:
-        return max(int(os.environ.get("TOOLERR_WIRE_CACHE_MB", "1024")), 0) * 2**20
+        return max(int(value), 0) * 2**20
     except ValueError:
+        logging.getLogger("toolerr").warning(
+            "toolerr: TOOLERR_WIRE_CACHE_MB=%r is not a whole number of MiB; using 1024", value
+        )
         return 1024 * 2**20
 
 
