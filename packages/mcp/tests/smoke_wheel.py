@@ -2,11 +2,14 @@
 """toolerr-mcp as installed from the wheels (run by ``nox -s wheels`` in a fresh
 virtualenv): a real MCP server in-process, one failure delivered, a success unchanged;
 then the same through ToolErrorServerMiddleware inside a FastMCP server (the extra
-``toolerr-mcp[fastmcp]``), on FastMCP's in-memory client."""
+``toolerr-mcp[fastmcp]``), on FastMCP's in-memory client. Installed without the extra (the
+root README's from-a-clone line), the middleware's name must say how to get it instead."""
+
+import importlib.util
 
 import anyio
 from mcp_servers import FIXABLE_TEXT, connect, make_server  # the test server, beside this file
-from toolerr_mcp import RecoveringSession, ToolErrorServerMiddleware, _compat
+from toolerr_mcp import RecoveringSession, _compat
 
 
 async def main() -> None:
@@ -24,6 +27,7 @@ async def main() -> None:
 async def server_side() -> None:
     from fastmcp import Client
     from fastmcp_server import build  # the FastMCP test server, beside this file
+    from toolerr_mcp import ToolErrorServerMiddleware
 
     url = "http://127.0.0.1:9/unused"  # fetch_forecast is not called here
     async with Client(build(url, middleware=ToolErrorServerMiddleware())) as client:
@@ -40,6 +44,20 @@ async def server_side() -> None:
     assert echoed.model_dump_json() == plain.model_dump_json(), (echoed, plain)
 
 
+def without_the_extra() -> None:
+    message = ""
+    try:
+        from toolerr_mcp import ToolErrorServerMiddleware  # noqa: F401
+    except ImportError as exc:
+        message = str(exc)
+    if "pip install 'toolerr-mcp[fastmcp]'" not in message:
+        raise AssertionError(f"without fastmcp the middleware's import should say how to get it: {message!r}")
+
+
 anyio.run(main)
-anyio.run(server_side)
-print("toolerr-mcp smoke: ok")
+if importlib.util.find_spec("fastmcp") is not None:
+    anyio.run(server_side)
+    print("toolerr-mcp smoke: ok (with the fastmcp extra)")
+else:
+    without_the_extra()
+    print("toolerr-mcp smoke: ok (without the fastmcp extra)")
