@@ -316,7 +316,7 @@ def test_rate_limits_stay_transient(content: str) -> None:
 @pytest.mark.parametrize(
     "content",
     [
-        "Error: ValueError('boom')\n Please fix your mistakes.",
+        "Error: TypeError(\"'NoneType' object is not subscriptable\")\n Please fix your mistakes.",
         "IndexError: list index out of range",
         "Error: 404 Not Found",
         "Error: Command timed out after 30s",

@@ -273,6 +273,8 @@ def _marker(ev: _Evidence, marker: _Marker, text: str, start: int) -> None:
             _errno_name(ev, name)
     elif table == "aws":
         _aws(ev, code)
+    elif table == "reply":
+        _reply(ev, int(code))
     elif table == "retry_after" and ev.retry_after is None:
         groups = m.groupdict()
         unit = (groups.get("unit") or "").lower()
@@ -731,7 +733,91 @@ def _classify(det: Detection, exception: BaseException | None, depth: int = 0) -
                     return _verdict(det, hit, facts, ev)
     if det.shell is not None:
         return _verdict(det, None, facts, ev, family="exit_code")
+    prior = _value_prior(det, facts, ev)
+    if prior is not None:
+        if prior.kind is None:
+            return _verdict(det, None, facts, ev, family=prior.family)
+        return _verdict(det, prior, facts, ev)
     return _verdict(det, None, facts, ev)
+
+
+# A parser's report of where in its input it stopped ("line 3, column 7", "at position 12",
+# "(char 40)", "at end of document", a caret under the text): the input was malformed.
+_PARSE_POSITION = re.compile(
+    r"\b(?:[Ll]ine:? \d+,? (?:[Cc]ol(?:umn)?:? ?\d+|column \d+)"
+    r"|at (?:position|offset|column|index|char(?:acter)?) \d+"
+    r"|\(char \d+\)"
+    r"|at end of (?:the )?(?:document|input|string|data|template|expression|file|stream)"
+    r"|(?:unexpected|premature) end of (?:the )?(?:document|input|string|data|template|expression|stream))"
+    r"|\n[ \t]*\^[ \t]*(?:\n|$)"  # one caret: Python's own traces underline with runs
+)
+# JSON that is not JSON from its first character: an error page or an empty body as often as
+# a wrong argument (``response.json()`` on HTML), so this one position decides nothing.
+_NOT_JSON_AT_ALL = "Expecting value: line 1 column 1 (char 0)"
+# The grammar of a check on a value ("hour must be in 0..23", "expected an integer but got
+# 'ten'", "Invalid repo type", "is not a valid URL", "cannot reshape array of size 4"): the
+# value passed was wrong. Never about credentials or the account (those rules rank first; the
+# nouns below keep "Invalid user token" out of this grammar).
+_VALUE_GRAMMAR = re.compile(
+    r"\b(?:must|should) (?:be|have|contain|match|start|end|not|only)\b"
+    r"|\binstead (?:was|got)\b|\bbut (?:got|found|received|was)\b"
+    r"|\b(?:is|are) not (?:a |an )?valid\b|\bnot a valid\b"
+    r"|\b(?:cannot|can't|could not|couldn't|unable to) (?:be )?"
+    r"(?:parse|convert|cast|reshape|broadcast|interpret|coerce)"
+    r"|\bout of (?:range|bounds)\b|\bnot aligned\b|\bmismatch\b"
+    r"|(?:^|: |\n)(?:[Ii]nvalid|[Uu]nknown|[Uu]nrecogni[sz]ed|[Mm]alformed|[Ii]llegal|[Uu]nexpected|[Bb]ad)"
+    r" (?!(?:user |api |access |auth |bearer |refresh |session |security )?"
+    r"(?:token|key|credential|password|signature|session|license|certificate|login|account|user\b"
+    r"|auth|error|exception|failure|problem|response|reply|status|server|condition|state))\w"
+)
+_CREDENTIAL_WORDS = re.compile(
+    r"(?i)\b(?:token|api[ _-]?key|credential|password|unauthori[sz]ed|forbidden)\b"
+)
+_GRAMMAR_HIT = _Hit("fixable", "grammar:value_check", "bad_value")
+_VALUE_HIT = _Hit("fixable", "class:value", "bad_value")
+_PARSE_HIT = _Hit("fixable", "parse:position", "syntax")
+_FILE_HIT = _Hit(None, None, "file_input")
+
+
+def _value_prior(det: Detection, facts: ExceptionFacts | None, ev: _Evidence) -> _Hit | None:
+    """Where no rule decided: a parser's position in its input, or Python's own meaning of
+    ``ValueError``, ``TypeError`` and ``OverflowError`` (a value passed that is wrong), read as
+    fixable, unless the message names a file the tool read (then ambiguous)."""
+    texts: list[str] = []
+    value_class = False
+    if facts is not None:
+        for link in facts.links:
+            texts.append(link.message)
+            if link.builtin in R.VALUE_CLASSES and not any(m in link.message for m in R.TOOL_BUG_MESSAGES):
+                value_class = True
+    view = det.view if det.view is not None else det.window
+    view = view[:4096]
+    texts.append(view)
+    if not value_class:
+        name = _TEXT_CLASS.search(view)
+        if name is not None and not any(m in view for m in R.TOOL_BUG_MESSAGES):
+            value_class = True
+    position = any(_PARSE_POSITION.search(t) for t in texts)
+    if any(_NOT_JSON_AT_ALL in t or "codec can't" in t for t in texts):
+        return None  # not JSON from the first character; bytes in the wrong encoding (a file's)
+    spoke = ev.http is not None or (facts is not None and any(k.status for k in facts.links))
+    grammar = (
+        not (value_class or position or spoke)
+        and any(_VALUE_GRAMMAR.search(t) for t in texts)
+        and not any(_CREDENTIAL_WORDS.search(t) for t in texts)
+    )
+    if not (value_class or position or grammar):
+        return None
+    if any(_FILE_INPUT.search(t) for t in texts):
+        return _FILE_HIT
+    return _PARSE_HIT if position else _VALUE_HIT if value_class else _GRAMMAR_HIT
+
+
+# "ValueError: ..." / "ValueError('...')" / "json.decoder.JSONDecodeError: ..." in a text
+_TEXT_CLASS = re.compile(
+    r"(?:^|[\s:(])(?:[A-Za-z_][\w.]{0,80}\.)?(?:ValueError|TypeError|OverflowError|JSONDecodeError)(?=[:(]|$)",
+    re.MULTILINE,
+)
 
 
 _NAME_TOKEN = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")

@@ -69,7 +69,9 @@ class Marker(NamedTuple):
     start minus ``back`` characters and its group ``code`` is looked up in ``table``."""
 
     text: str
-    table: Literal["http", "grpc", "jsonrpc", "sqlstate", "errno_number", "winerror", "aws", "retry_after"]
+    table: Literal[
+        "http", "grpc", "jsonrpc", "sqlstate", "errno_number", "winerror", "aws", "retry_after", "reply"
+    ]
     pattern: str
     back: int = 0
     source: str = ""

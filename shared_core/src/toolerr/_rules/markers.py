@@ -12,6 +12,13 @@ _UNIT = r"(?P<unit>ms|milliseconds?|s\b|secs?\b|seconds?|m\b|mins?\b|minutes?)"
 _NUM_SEP = r"[\"']?[ \t]*[:=#]?[ \t]*[\"']?"
 MARKERS: tuple[Marker, ...] = (
     Marker(
+        ", b'",
+        "reply",
+        r"\((?P<code>[245]\d\d), b['\"][245]\.\d{1,3}\.\d{1,3}\b",
+        4,
+        "smtplib's reply tuples with an enhanced status code (RFC 3463): \"(451, b'4.3.0 ...')\"",
+    ),
+    Marker(
         "returned error: ",
         "http",
         r"returned error: (?P<code>[1-5]\d\d)\b",
