@@ -5,20 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import errno
-import importlib.util
 import json
-import os
 import socket
 import sqlite3
 import subprocess
 import urllib.error
 from email.message import Message as EmailMessage
-from pathlib import Path
 from typing import Any
 
 import pytest
 from toolerr import inspect_result
-from toolerr._exceptions import class_name, lookup_name, parse_retry_after, raised_in, read_exception
+from toolerr._exceptions import class_name, lookup_name, parse_retry_after, read_exception
 
 
 def fake(module: str, name: str, bases: tuple[type, ...] = (Exception,)) -> type[Exception]:
@@ -685,50 +682,6 @@ def test_class_names_and_lookup() -> None:
     assert lookup_name("TimeoutError") is not None
     assert lookup_name("Timeout") is None  # a bare ending is not an exception name
     assert lookup_name("mylib.Widget") is None
-
-
-def _raise_from_module(directory: Path, name: str, body: str) -> BaseException:
-    """An exception raised by a real module file in ``directory`` (its traceback ends there)."""
-    directory.mkdir(parents=True, exist_ok=True)
-    (directory / f"{name}.py").write_text(f"def call(value):\n    {body}\n", encoding="utf-8")
-    spec = importlib.util.spec_from_file_location(name, directory / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    try:
-        module.call("revnue")
-    except Exception as exc:
-        return exc
-    raise AssertionError("the module did not raise")
-
-
-@pytest.mark.parametrize(
-    ("body", "kind"),
-    [
-        ("return {'revenue': 1}[value]", "fixable"),  # a DataFrame's column the model named
-        ("return [1, 2][len(value)]", "fixable"),
-        ("return 1 / (len(value) - 6)", "fixable"),
-        ("return value.columns", "fixable"),  # a str where the library wanted a frame
-        ("x = None; return x[value]", "ambiguous"),  # TypeError about None: the library's bug
-    ],
-)
-def test_lookup_failures_raised_inside_an_installed_package_are_the_callers(
-    tmp_path: Path, body: str, kind: str
-) -> None:
-    exc = _raise_from_module(tmp_path / "lib" / "python3.11" / "site-packages", "fakepkg", body)
-    assert raised_in(exc) == "library"
-    assert inspect_result("x", exception=exc).kind == kind
-
-
-def test_lookup_failures_in_the_tools_own_code_or_the_stdlib_stay_ambiguous(tmp_path: Path) -> None:
-    exc = _raise_from_module(tmp_path / "tools", "mytool", "return {'revenue': 1}[value]")
-    assert raised_in(exc) == "caller"
-    assert inspect_result("x", exception=exc).kind == "ambiguous"  # a bug of the tool
-    with pytest.raises(KeyError) as info:
-        os.environ["TOOLERR_TEST_NO_SUCH_VARIABLE"]  # the tool's configuration, not an argument
-    assert raised_in(info.value) == "stdlib"
-    assert inspect_result("x", exception=info.value).kind == "ambiguous"
-    assert raised_in(KeyError("never raised")) is None
 
 
 @pytest.mark.parametrize(

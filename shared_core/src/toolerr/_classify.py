@@ -754,26 +754,6 @@ _PARSE_POSITION = re.compile(
 # JSON that is not JSON from its first character: an error page or an empty body as often as
 # a wrong argument (``response.json()`` on HTML), so this one position decides nothing.
 _NOT_JSON_AT_ALL = "Expecting value: line 1 column 1 (char 0)"
-# The grammar of a check on a value ("hour must be in 0..23", "expected an integer but got
-# 'ten'", "Invalid repo type", "is not a valid URL", "cannot reshape array of size 4"): the
-# value passed was wrong. Never about credentials or the account (those rules rank first; the
-# nouns below keep "Invalid user token" out of this grammar).
-_VALUE_GRAMMAR = re.compile(
-    r"\b(?:must|should) (?:be|have|contain|match|start|end|not|only)\b"
-    r"|\binstead (?:was|got)\b|\bbut (?:got|found|received|was)\b"
-    r"|\b(?:is|are) not (?:a |an )?valid\b|\bnot a valid\b"
-    r"|\b(?:cannot|can't|could not|couldn't|unable to) (?:be )?"
-    r"(?:parse|convert|cast|reshape|broadcast|interpret|coerce)"
-    r"|\bout of (?:range|bounds)\b|\bnot aligned\b|\bmismatch\b"
-    r"|(?:^|: |\n)(?:[Ii]nvalid|[Uu]nknown|[Uu]nrecogni[sz]ed|[Mm]alformed|[Ii]llegal|[Uu]nexpected|[Bb]ad)"
-    r" (?!(?:user |api |access |auth |bearer |refresh |session |security )?"
-    r"(?:token|key|credential|password|signature|session|license|certificate|login|account|user\b"
-    r"|auth|error|exception|failure|problem|response|reply|status|server|condition|state))\w"
-)
-_CREDENTIAL_WORDS = re.compile(
-    r"(?i)\b(?:token|api[ _-]?key|credential|password|unauthori[sz]ed|forbidden)\b"
-)
-_GRAMMAR_HIT = _Hit("fixable", "grammar:value_check", "bad_value")
 _VALUE_HIT = _Hit("fixable", "class:value", "bad_value")
 _PARSE_HIT = _Hit("fixable", "parse:position", "syntax")
 _FILE_HIT = _Hit(None, None, "file_input")
@@ -800,17 +780,11 @@ def _value_prior(det: Detection, facts: ExceptionFacts | None, ev: _Evidence) ->
     position = any(_PARSE_POSITION.search(t) for t in texts)
     if any(_NOT_JSON_AT_ALL in t or "codec can't" in t for t in texts):
         return None  # not JSON from the first character; bytes in the wrong encoding (a file's)
-    spoke = ev.http is not None or (facts is not None and any(k.status for k in facts.links))
-    grammar = (
-        not (value_class or position or spoke)
-        and any(_VALUE_GRAMMAR.search(t) for t in texts)
-        and not any(_CREDENTIAL_WORDS.search(t) for t in texts)
-    )
-    if not (value_class or position or grammar):
+    if not (value_class or position):
         return None
     if any(_FILE_INPUT.search(t) for t in texts):
         return _FILE_HIT
-    return _PARSE_HIT if position else _VALUE_HIT if value_class else _GRAMMAR_HIT
+    return _PARSE_HIT if position else _VALUE_HIT
 
 
 # "ValueError: ..." / "ValueError('...')" / "json.decoder.JSONDecodeError: ..." in a text

@@ -12,10 +12,7 @@ from __future__ import annotations
 import errno as _errno
 import json
 import logging
-import os
 import select
-import site
-import sysconfig
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -56,12 +53,8 @@ class Link:
     rate_limited: bool = False  # a rate-limit header says nothing is left
     protocol: list[tuple[R.CodeRule, str]] = field(default_factory=list)  # SMTP, FTP, WebSocket
     codes: list[str] = field(default_factory=list)  # error codes of the body no table knows
-    # the first class of the standard library's hierarchy in the MRO ("ValueError" for a
-    # JSONDecodeError, "KeyError" for a pandas KeyError), and where the exception was raised:
-    # "library" (the innermost frame is in an installed package), "stdlib", "caller" (the
-    # tool's own code), None (no traceback)
+    # the first builtin class in the MRO ("ValueError" for a JSONDecodeError)
     builtin: str | None = None
-    origin: str | None = None
 
 
 @dataclass
@@ -341,65 +334,6 @@ def _rate_limited(headers: Any) -> bool:
     return False
 
 
-_LIBRARY_DIRS: tuple[tuple[str, ...], tuple[str, ...]] | None = None
-
-
-def _library_dirs() -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The standard library's directories and the installed packages' (computed once)."""
-    global _LIBRARY_DIRS
-    if _LIBRARY_DIRS is None:
-        stdlib: set[str] = set()
-        packages: set[str] = set()
-        try:
-            paths = sysconfig.get_paths()
-            stdlib.update(paths[k] for k in ("stdlib", "platstdlib") if paths.get(k))
-            packages.update(paths[k] for k in ("purelib", "platlib") if paths.get(k))
-            packages.update(site.getsitepackages())
-            user = site.getusersitepackages()
-            if isinstance(user, str):
-                packages.add(user)
-        except Exception:  # noqa: BLE001 - an odd interpreter layout: the path markers remain
-            log_swallowed("reading the interpreter's library directories", logging.DEBUG)
-
-        def norm(dirs: set[str]) -> tuple[str, ...]:
-            return tuple(sorted({os.path.join(os.path.realpath(d), "") for d in dirs}))
-
-        _LIBRARY_DIRS = (norm(stdlib), norm(packages))
-    return _LIBRARY_DIRS
-
-
-def raised_in(exc: BaseException) -> str | None:
-    """Where ``exc`` was raised, by the innermost frame of its traceback: "library" (an installed
-    package), "stdlib" (the standard library), "caller" (anywhere else: the tool's own code),
-    None without a traceback. (A C function has no frame: its exception is the caller's.)"""
-    tb = safe_getattr(exc, "__traceback__")
-    last = None
-    for _ in range(1000):
-        if tb is None:
-            break
-        last = tb
-        tb = safe_getattr(tb, "tb_next")
-    if last is None:
-        return None
-    try:
-        filename = last.tb_frame.f_code.co_filename
-    except Exception:  # noqa: BLE001 - a foreign traceback object
-        return None
-    if not isinstance(filename, str):
-        return None
-    if "/site-packages/" in filename or "/dist-packages/" in filename or "\\site-packages\\" in filename:
-        return "library"
-    if filename.startswith("<frozen "):
-        return "stdlib"
-    if filename.startswith("<"):
-        return "caller"  # exec'd or generated code
-    real = os.path.realpath(filename)
-    dirs = _library_dirs()
-    if real.startswith(dirs[1]):
-        return "library"
-    return "stdlib" if real.startswith(dirs[0]) else "caller"
-
-
 def _read_link(exc: BaseException, facts: ExceptionFacts) -> Link:
     _, qualname, display = class_name(type(exc))
     link = Link(name=display, qualname=qualname)
@@ -526,19 +460,6 @@ def _read_link(exc: BaseException, facts: ExceptionFacts) -> Link:
     if len(message) > R.WINDOW_CHARS:
         message = message[: R.WINDOW_CHARS]
     link.message = f"{qualname}: {message}" if message else qualname
-    if link.builtin in R.RAISED_IN_LIBRARY:
-        link.origin = raised_in(exc)
-        if (
-            not facts.links  # the exception raised, not one its library handled on the way
-            and link.origin == "library"
-            and link.rule is not None
-            and link.rule.family == link.builtin
-            and not any(m in message for m in R.TOOL_BUG_MESSAGES)
-        ):
-            # a lookup or arithmetic failure inside a library (pandas' KeyError for a column,
-            # decimal's division by zero) is about what the caller passed it, not a bug of the tool
-            link.rule = R.RAISED_IN_LIBRARY[link.builtin]
-            link.rule_class = link.builtin
     return link
 
 

@@ -231,22 +231,6 @@ RETRY_AFTER_HEADERS: tuple[tuple[str, float], ...] = (
 # Modules whose exceptions expose ``code()`` as a method returning a gRPC StatusCode.
 GRPC_CALLABLE_CODE_PREFIXES: tuple[str, ...] = ("grpc",)
 
-# ---------------------------------------------------------------------------------------------
-# Where a builtin class says more by where it was raised. The tool's own ``d[key]`` is a bug
-# of the tool (ambiguous, above); the same KeyError raised inside pandas or Pillow is the
-# library saying that a name or index the caller passed does not exist.
-# ---------------------------------------------------------------------------------------------
-
-RAISED_IN_LIBRARY: dict[str, ExceptionRule] = {
-    name: ExceptionRule(_B, name, F, family, None, False, source)
-    for name, family, source in (
-        ("KeyError", "unknown_name", "a library's lookup of a name the caller passed"),
-        ("IndexError", "out_of_range", "a library's index out of the range of what it was given"),
-        ("ZeroDivisionError", "bad_value", "arithmetic a library did on the values it was given"),
-        ("AttributeError", "bad_value", "a library using a value of the wrong type it was given"),
-    )
-}
-
 # Python's own convention (the library reference, "Built-in Exceptions"): ValueError is "an
 # argument that has the right type but an inappropriate value", TypeError "an object of
 # inappropriate type", OverflowError "a result too large to be represented". Where no rule,
