@@ -39,6 +39,11 @@ GROUPS = {
         "sqlalchemy_",
         "sqlalchemy_pg",
         "ssh_paramiko",
+        "duckdb_",
+        "asyncpg_",
+        "pymemcache_",
+        "dulwich_",
+        "paho_mqtt",
     ),
     "SaaS and cloud SDKs": (
         "slack_sdk_",
@@ -52,8 +57,34 @@ GROUPS = {
         "boto3_services",
         "notion_client_",
         "sendgrid_sdk",
+        "azure_storage_blob_",
+        "qdrant_client_",
+        "jira_",
+        "telegram_bot",
+        "dropbox_sdk",
     ),
 }
+
+# Libraries added in the tenth session and measured once, before any of their cases was read,
+# against the rules written that session (the issue 24 held-out figure of RESULTS.md).
+FRESH = (
+    "azure_storage_blob_",
+    "qdrant_client_",
+    "jira_",
+    "telegram_bot",
+    "dropbox_sdk",
+    "packaging_",
+    "croniter_",
+    "marshmallow_",
+    "sympy_",
+    "email_validator_",
+    "pint_",
+    "duckdb_",
+    "asyncpg_",
+    "pymemcache_",
+    "dulwich_",
+    "paho_mqtt_",
+)
 
 
 def held_out(module: str) -> bool:
@@ -101,7 +132,9 @@ def main() -> None:
     print("|---|---|" + "---|" * len(evaluate.PATHS))
     by_split: dict[str, list[evaluate.Result]] = defaultdict(list)
     for r in rs:
-        by_split["test (held out)" if held_out(module_of[r.case.id]) else "dev"].append(r)
+        module = module_of[r.case.id]
+        split = "fresh (session 10)" if module in FRESH else "test (held out)" if held_out(module) else "dev"
+        by_split[split].append(r)
     for split in sorted(by_split):
         t = evaluate.tally(by_split[split])
         cells = [

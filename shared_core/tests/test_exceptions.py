@@ -698,3 +698,18 @@ def test_class_names_and_lookup() -> None:
 )
 def test_parse_positions_and_value_classes_in_texts(text: str, kind: str) -> None:
     assert inspect_result(text, is_error=True).kind == kind
+
+
+def test_a_missing_module_and_memory_are_state_not_arguments() -> None:
+    with pytest.raises(ImportError) as info:
+        __import__("toolerr_no_such_module_anywhere")
+    verdict = inspect_result("x", exception=info.value)
+    assert (verdict.kind, verdict.family) == ("unrecoverable", "missing_dependency")
+    assert inspect_result("x", exception=MemoryError()).kind == "unrecoverable"
+    text = "Error executing tool render: ModuleNotFoundError: No module named 'lark'"
+    assert inspect_result(text, is_error=True).kind == "unrecoverable"
+
+
+def test_a_stated_retry_delay_is_transient_where_nothing_else_decides() -> None:
+    verdict = inspect_result("RetryAfter: Flood control exceeded. Retry in 35 seconds", is_error=True)
+    assert (verdict.kind, verdict.outcome, verdict.retry_after) == ("transient", "not_executed", 35.0)

@@ -733,6 +733,12 @@ def _classify(det: Detection, exception: BaseException | None, depth: int = 0) -
                     return _verdict(det, hit, facts, ev)
     if det.shell is not None:
         return _verdict(det, None, facts, ev, family="exit_code")
+    retry_after = facts.retry_after if facts is not None else None
+    if retry_after is None:
+        retry_after = ev.retry_after
+    if retry_after is not None:
+        # the service said when to come back ("Retry in 35 seconds", Retry-After): turned away
+        return _verdict(det, _RETRY_AFTER_HIT, facts, ev)
     prior = _value_prior(det, facts, ev)
     if prior is not None:
         if prior.kind is None:
@@ -755,6 +761,7 @@ _PARSE_POSITION = re.compile(
 # a wrong argument (``response.json()`` on HTML), so this one position decides nothing.
 _NOT_JSON_AT_ALL = "Expecting value: line 1 column 1 (char 0)"
 _VALUE_HIT = _Hit("fixable", "class:value", "bad_value")
+_RETRY_AFTER_HIT = _Hit("transient", "retry_after", "rate_limit", "not_executed")
 _PARSE_HIT = _Hit("fixable", "parse:position", "syntax")
 _FILE_HIT = _Hit(None, None, "file_input")
 

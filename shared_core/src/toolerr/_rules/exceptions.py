@@ -38,7 +38,11 @@ EXCEPTIONS: tuple[ExceptionRule, ...] = (
     ExceptionRule(_B, "AssertionError", None, "AssertionError", None, True, "a bug inside the tool"),
     ExceptionRule(_B, "RecursionError", None, "RecursionError", None, True, "a bug inside the tool"),
     ExceptionRule(_B, "NotImplementedError", None, "not_implemented", None, True, "a bug inside the tool"),
-    ExceptionRule(_B, "MemoryError", None, "MemoryError", None, True, "resource exhaustion inside the tool"),
+    # out of memory is state, not the arguments (the contract's precedence names it)
+    ExceptionRule(_B, "MemoryError", U, "out_of_memory", None, False, "Python MemoryError"),
+    # a module the tool needs is not installed (ModuleNotFoundError too): no argument helps
+    ExceptionRule(_B, "ModuleNotFoundError", U, "missing_dependency", None, False, "Python ImportError"),
+    ExceptionRule(_B, "ImportError", U, "missing_dependency", None, False, "Python ImportError"),
     ExceptionRule("asyncio", "TimeoutError", T, "timeout", UO, source="asyncio.TimeoutError (Python 3.10)"),
     # toolerr-mcp's proxy: its upstream server cannot start (a configuration failure)
     ExceptionRule("toolerr_mcp", "UpstreamUnavailable", U, "server_start", None, True, "toolerr-mcp proxy"),
