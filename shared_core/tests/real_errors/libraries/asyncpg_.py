@@ -4,7 +4,7 @@
 ``pg_hba.conf`` rewritten and reloaded to require passwords for one role and reject another:
 SQLSTATE errors as asyncpg raises them (``asyncpg.exceptions``), the client's own argument
 checks (argument count and types, codecs), concurrency (serialization, deadlock, NOWAIT and
-lock timeouts), limits (connection slots, ``temp_file_limit``, statement and idle timeouts),
+lock timeouts), limits (connection slots, ``temp_file_limit``, the statement timeout),
 authentication and connection failures, and a server shutting down.
 
 Labels follow ``sqlalchemy_pg.py`` (the same SQLSTATEs through another driver) and the corpus'

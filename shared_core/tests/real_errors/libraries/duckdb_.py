@@ -8,9 +8,10 @@ interrupted query and a closed connection.
 
 Labels follow the corpus' conventions (``libraries/sqlalchemy_pg.py``, ``libraries/_common.py``):
 a statement or argument the model wrote that DuckDB rejects is fixable; the same reader
-failing on a file the tool read (not a value in the call) is ambiguous; constraint
+failing on a file the tool read (not a value in the call) is ambiguous, and so is a path
+that does not exist (as ``csv_.py``, ``pandas_.py``); constraint
 conflicts (duplicate key, foreign key, already exists) and data-dependent failures are
-ambiguous; read-only mode and memory/disk limits are unrecoverable; a lock held by another
+ambiguous; read-only mode and the memory limit are unrecoverable; a lock held by another
 process and a transaction conflict (``TransactionContext Error: Conflict``, DuckDB's
 optimistic concurrency: https://duckdb.org/docs/stable/connect/concurrency) are transient,
 turned away before acting."""
@@ -121,11 +122,11 @@ def cases(ctx: Any) -> Iterator[Case]:
     yield case("param-value", "parameter that does not convert to the column type", F, None, exc)
     # files: a path the model named, and files the tool read
     exc = catch(lambda: con.execute(f"SELECT * FROM read_csv('{tmp}/missing.csv')"))
-    yield case("csv-missing", "CSV path that does not exist", F, None, exc)
+    yield case("csv-missing", "CSV path that does not exist", A, None, exc)
     exc = catch(lambda: con.execute(f"COPY teams TO '{tmp}/no/such/dir/out.csv'"))
-    yield case("copy-dir-missing", "COPY into a directory that does not exist", F, None, exc)
+    yield case("copy-dir-missing", "COPY into a directory that does not exist", A, None, exc)
     exc = catch(lambda: con.execute(f"SELECT * FROM read_csv('{tmp}/*.nomatch')"))
-    yield case("glob-nomatch", "glob that matches no file", F, None, exc)
+    yield case("glob-nomatch", "glob that matches no file", A, None, exc)
     (tmp / "ragged.csv").write_text("id,name\n1,ann\n2,bob,extra,fields\n3,cy\n")
     exc = catch(
         lambda: con.execute(
@@ -161,7 +162,7 @@ def cases(ctx: Any) -> Iterator[Case]:
     exc = catch(lambda: duckdb.connect(str(tmp / "garbage.duckdb")))
     yield case("db-corrupt", "database file that is not a DuckDB file", A, None, exc)
     exc = catch(lambda: duckdb.connect(str(tmp / "no" / "dir" / "app.duckdb")))
-    yield case("db-dir-missing", "database path in a directory that does not exist", F, None, exc)
+    yield case("db-dir-missing", "database path in a directory that does not exist", A, None, exc)
     # a database on disk: read-only, attached twice, locked by another process
     db = tmp / "app.duckdb"
     with duckdb.connect(str(db)) as w:
