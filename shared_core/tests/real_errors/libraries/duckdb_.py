@@ -184,7 +184,12 @@ def cases(ctx: Any) -> Iterator[Case]:
     script = (
         f"import duckdb, time; c = duckdb.connect({str(db)!r}); print('ready', flush=True); time.sleep(30)"
     )
-    env = {**os.environ, "PYTHONPATH": site, "PYTHONHOME": sys.base_prefix}
+    # a copy of the interpreter in the temporary directory, so that the lock message names
+    # a path that is normalised; its libpython (if shared) is found beside the original
+    libs = os.pathsep.join(
+        filter(None, [os.path.join(sys.base_prefix, "lib"), os.environ.get("LD_LIBRARY_PATH")])
+    )
+    env = {**os.environ, "PYTHONPATH": site, "PYTHONHOME": sys.base_prefix, "LD_LIBRARY_PATH": libs}
     proc = subprocess.Popen([holder, "-c", script], stdout=subprocess.PIPE, env=env)
     try:
         assert proc.stdout is not None and proc.stdout.readline().strip() == b"ready"
