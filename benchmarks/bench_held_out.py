@@ -83,7 +83,7 @@ FRESH = (
     "asyncpg_",
     "pymemcache_",
     "dulwich_",
-    "paho_mqtt_",
+    "paho_mqtt",
 )
 
 

@@ -176,10 +176,11 @@ def cases(ctx: Any) -> Iterator[Case]:
             yield case(
                 "timeout", "read timeout (server not answering)", T, UO, catch(lambda: slow.get("name"))
             )
-            pool = PooledClient(("127.0.0.1", port), connect_timeout=0.3, timeout=0.3, max_pool_size=1)
+            # the one pooled connection stays taken (its read waits 2 s) while the next call asks
+            pool = PooledClient(("127.0.0.1", port), connect_timeout=1, timeout=2, max_pool_size=1)
             busy = threading.Thread(target=lambda: catch(lambda: pool.get("name")))
             busy.start()
-            time.sleep(0.1)
+            time.sleep(0.5)
             yield case(
                 "pool-exhausted", "client pool at max_pool_size", T, NE, catch(lambda: pool.get("name"))
             )
@@ -189,7 +190,7 @@ def cases(ctx: Any) -> Iterator[Case]:
             errors: list[BaseException] = []
             waiting = threading.Thread(target=lambda: errors.append(catch(lambda: victim.set("name", "bob"))))
             waiting.start()
-            time.sleep(0.2)
+            time.sleep(1.0)  # the request is sent (and waits) before the kill
         finally:
             proc.kill()
         waiting.join()
