@@ -1,8 +1,8 @@
 """ToolErrorServerMiddleware on FastMCP's real server: its in-memory client and stdio.
 
-A server placement has no model loop (the client's model is not ours), so the adapter
-contract suite's shape (a scripted model, forms C2-C4 delivered at the model call) does not
-fit; its behaviours that a server can show are tested here directly on the bytes the MCP
+A server placement has no model loop (the client's model is not ours): test_contract.py
+puts it on the adapter contract suite with a client's agent driven through the in-memory
+``Client`` (C1 only); here the same behaviours are tested directly on the bytes the MCP
 client receives: each kind's delivery, masking, the blocked repeat, isolated sessions, a
 success unchanged, fail-open.
 """

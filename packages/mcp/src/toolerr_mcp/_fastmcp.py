@@ -16,6 +16,7 @@ Type-checked against FastMCP (the ``type: ignore`` comments are for an install w
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import logging
 from collections.abc import Callable, Mapping
@@ -26,7 +27,7 @@ from fastmcp.exceptions import ValidationError as FastMCPValidationError  # type
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext  # type: ignore[import-not-found,unused-ignore]
 from fastmcp.tools.base import ToolResult  # type: ignore[import-not-found,unused-ignore]
 from toolerr import DetectionRecord, Policy, ToolErrorLayer
-from toolerr.adapters import fail_open, failure_as, guard_call
+from toolerr.adapters import acall_with_retries, fail_open, failure_as, guard_call, hidden_retries_of
 
 from ._recovery import FORMS, META_KEY
 
@@ -109,7 +110,8 @@ class ToolErrorServerMiddleware(Middleware):  # type: ignore[misc,unused-ignore]
         policy: A :class:`toolerr.Policy` (default: form ``c1``, loop action ``note``).
         on_record: Called with each failure's :class:`toolerr.DetectionRecord`.
         **options: :class:`toolerr.Policy` fields (``form``: ``c1`` or ``c0``,
-            ``loop_action``, ``retry_budget``, ``tool_safety``, ``error_detail`` ...).
+            ``loop_action``, ``retry_budget``, ``tool_safety``, ``error_detail``,
+            ``auto_retry`` ...).
 
     Raises:
         ValueError: A form an MCP result cannot carry (``c2``, ``c3``, ``c4``, ``abstract``).
@@ -178,17 +180,23 @@ class ToolErrorServerMiddleware(Middleware):  # type: ignore[misc,unused-ignore]
             answer = self._failed(layer, name, args, call_id, run, blocked.text, None, blocked.verdict)
             if answer is not None:
                 return answer
-        try:
-            result = await call_next(context)
+        try:  # auto_retry: hidden reruns of a turned-away call, classified from the tool's own error
+            result = await acall_with_retries(
+                layer, name, lambda: call_next(context), unwrap=original_exception
+            )
         except (FastMCPError, NotFoundError, DisabledError) as error:
             unknown = isinstance(error, (NotFoundError, DisabledError))
             shown = f"Unknown tool: {name!r}" if unknown else str(error)  # FastMCP's own texts
             with fail_open("turning a failed tool call into a result", "the error passes") as turning:
                 cause = original_exception(error)
                 failure = failure_as(layer, cause, shown, tool=name)
+                verdict = failure.verdict
+                hidden = hidden_retries_of(error)  # kept with what the last attempt raised
+                if hidden and not verdict.hidden_retries:
+                    verdict = dataclasses.replace(verdict, hidden_retries=hidden)
             if turning.failed:
                 raise
-            answer = self._failed(layer, name, args, call_id, run, failure.text, cause, failure.verdict)
+            answer = self._failed(layer, name, args, call_id, run, failure.text, cause, verdict)
             if answer is None:
                 raise
             return answer
