@@ -713,3 +713,12 @@ def test_a_missing_module_and_memory_are_state_not_arguments() -> None:
 def test_a_stated_retry_delay_is_transient_where_nothing_else_decides() -> None:
     verdict = inspect_result("RetryAfter: Flood control exceeded. Retry in 35 seconds", is_error=True)
     assert (verdict.kind, verdict.outcome, verdict.retry_after) == ("transient", "not_executed", 35.0)
+
+
+def test_in_a_python_trace_the_exception_raised_decides_not_one_handled_on_the_way() -> None:
+    head = 'Traceback (most recent call last):\n  File "tool.py", line 1, in <module>\n    f()\n'
+    handled = (
+        f"{head}ValueError: bad\n\nDuring handling of the above exception, another exception occurred:\n\n"
+    )
+    assert inspect_result(handled + f"{head}RuntimeError: upload failed", is_error=True).kind == "ambiguous"
+    assert inspect_result(f"{head}ValueError: magic number off", is_error=True).kind == "fixable"

@@ -780,10 +780,12 @@ def _value_prior(det: Detection, facts: ExceptionFacts | None, ev: _Evidence) ->
     view = det.view if det.view is not None else det.window
     view = view[:4096]
     texts.append(view)
-    if not value_class:
-        name = _TEXT_CLASS.search(view)
-        if name is not None and not any(m in view for m in R.TOOL_BUG_MESSAGES):
-            value_class = True
+    if not value_class and not any(m in view for m in R.TOOL_BUG_MESSAGES):
+        if view.startswith(R.TRACEBACK_START):
+            # a Python trace: the exception raised is the last one, not one handled on the way
+            value_class = ev.exception_name in _TEXT_VALUE_CLASSES
+        else:
+            value_class = _TEXT_CLASS.search(view) is not None
     position = any(_PARSE_POSITION.search(t) for t in texts)
     if any(_NOT_JSON_AT_ALL in t or "codec can't" in t for t in texts):
         return None  # not JSON from the first character; bytes in the wrong encoding (a file's)
@@ -794,6 +796,7 @@ def _value_prior(det: Detection, facts: ExceptionFacts | None, ev: _Evidence) ->
     return _PARSE_HIT if position else _VALUE_HIT
 
 
+_TEXT_VALUE_CLASSES = frozenset({*R.VALUE_CLASSES, "JSONDecodeError"})
 # "ValueError: ..." / "ValueError('...')" / "json.decoder.JSONDecodeError: ..." in a text
 _TEXT_CLASS = re.compile(
     r"(?:^|[\s:(])(?:[A-Za-z_][\w.]{0,80}\.)?(?:ValueError|TypeError|OverflowError|JSONDecodeError)(?=[:(]|$)",
