@@ -600,9 +600,7 @@ def _verdict(
         assert hit is not None
         fam = hit.family
         rule = hit.rule
-    retry_after = facts.retry_after if facts is not None else None
-    if retry_after is None:
-        retry_after = ev.retry_after
+    retry_after = _retry_after(facts, ev)
     return Verdict(
         failed=True,
         kind=kind,
@@ -613,6 +611,12 @@ def _verdict(
         retry_after=retry_after,
         status=_status(facts, ev),
     )
+
+
+def _retry_after(facts: ExceptionFacts | None, ev: _Evidence) -> float | None:
+    """The delay the failure states: the exception's (a header, an attribute), else its text's."""
+    retry_after = facts.retry_after if facts is not None else None
+    return retry_after if retry_after is not None else ev.retry_after
 
 
 def _group_members(exception: BaseException | None) -> tuple[BaseException, ...]:
@@ -733,10 +737,7 @@ def _classify(det: Detection, exception: BaseException | None, depth: int = 0) -
                     return _verdict(det, hit, facts, ev)
     if det.shell is not None:
         return _verdict(det, None, facts, ev, family="exit_code")
-    retry_after = facts.retry_after if facts is not None else None
-    if retry_after is None:
-        retry_after = ev.retry_after
-    if retry_after is not None:
+    if _retry_after(facts, ev) is not None:
         # the service said when to come back ("Retry in 35 seconds", Retry-After): turned away
         return _verdict(det, _RETRY_AFTER_HIT, facts, ev)
     prior = _value_prior(det, facts, ev)
@@ -778,7 +779,7 @@ def _value_prior(det: Detection, facts: ExceptionFacts | None, ev: _Evidence) ->
             if link.builtin in R.VALUE_CLASSES and not any(m in link.message for m in R.TOOL_BUG_MESSAGES):
                 value_class = True
     view = det.view if det.view is not None else det.window
-    view = view[:4096]
+    view = view[: R.WINDOW_CHARS]
     texts.append(view)
     if not value_class and not any(m in view for m in R.TOOL_BUG_MESSAGES):
         if view.startswith(R.TRACEBACK_START):
@@ -799,7 +800,7 @@ def _value_prior(det: Detection, facts: ExceptionFacts | None, ev: _Evidence) ->
 _TEXT_VALUE_CLASSES = frozenset({*R.VALUE_CLASSES, "JSONDecodeError"})
 # "ValueError: ..." / "ValueError('...')" / "json.decoder.JSONDecodeError: ..." in a text
 _TEXT_CLASS = re.compile(
-    r"(?:^|[\s:(])(?:[A-Za-z_][\w.]{0,80}\.)?(?:ValueError|TypeError|OverflowError|JSONDecodeError)(?=[:(]|$)",
+    r"(?:^|[\s:(])(?:[A-Za-z_][\w.]{0,80}\.)?(?:" + "|".join(sorted(_TEXT_VALUE_CLASSES)) + r")(?=[:(]|$)",
     re.MULTILINE,
 )
 

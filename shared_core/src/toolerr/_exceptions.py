@@ -30,7 +30,6 @@ for _rule in R.EXCEPTIONS:
 _BARE_SUFFIXES = ("Error", "Exception", "Timeout", "Expired")
 _SKIP_CLASSES = frozenset({"builtins.object", "builtins.BaseException", "builtins.Exception"})
 _MAX_LINKS = 12
-_ROOT_CLASSES = frozenset({"object", "BaseException", "Exception"})
 
 
 @dataclass
@@ -351,7 +350,11 @@ def _read_link(exc: BaseException, facts: ExceptionFacts) -> Link:
             is_grpc = True
         if cls_qualname in R.GAI_CLASSES and cls_module in ("socket", "_socket"):
             is_gai = True
-        if link.builtin is None and cls_module == "builtins" and cls_qualname not in _ROOT_CLASSES:
+        if (
+            link.builtin is None
+            and cls_module == "builtins"
+            and f"builtins.{cls_qualname}" not in _SKIP_CLASSES
+        ):
             link.builtin = cls_qualname
         if link.rule is None and f"{cls_module}.{cls_qualname}" not in _SKIP_CLASSES:
             rule = lookup_class(cls_module, cls_qualname)
