@@ -151,6 +151,8 @@ KIT_NAMES = [
     "acall_with_retries",
     "call_with_retries",
     "hidden_retries_of",
+    "CheckpointBackend",
+    "SharedCheckpoints",
 ]
 
 

@@ -299,6 +299,7 @@ class Layers:
                 return kept[2]
             derived = chosen.with_tool_safety(dict(safety)) if safety else chosen
             layer = ToolErrorLayer(derived, on_record=base.on_record)
+            layer.shared_checkpoints = base.shared_checkpoints
             self._kept.put(key, (base.policy, base.on_record, layer))
             return layer
 

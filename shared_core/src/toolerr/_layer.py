@@ -9,6 +9,7 @@ remembered in one scope is seen from another, whatever the call ids.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import logging
 import sys
 from collections.abc import Callable, Sequence
@@ -35,6 +36,7 @@ from ._quarantine import Quarantine, resolve_store
 from ._records import DetectionRecord, ResultDelivery, Rewrite, detection_record, emit_record
 from ._replay import Checkpoint, replay_conversation
 from ._runs import RunScopes, content_fingerprint
+from ._shared_state import CORE_VERSION, SharedCheckpoints
 from ._types import (
     NOT_FAILED,
     Message,
@@ -99,6 +101,10 @@ class ToolErrorLayer:
         self._progress = (
             Progress(policy) if policy.progress is not None or policy.same_result_repeats else None
         )
+        self.shared_checkpoints: SharedCheckpoints | None = None
+        """Where the shared run scope (``run=None``) also keeps its replay checkpoints for
+        other processes (a gateway run as several; see :class:`toolerr.adapters.SharedCheckpoints`)."""
+        self._shared_tag: str | None = None
 
     @property
     def watches_progress(self) -> bool:
@@ -255,6 +261,8 @@ class ToolErrorLayer:
             self.policy.retry_budget,
             lambda message: self.inspect(message, run=run),
             shared=state is self._runs.default,
+            store=self.shared_checkpoints,
+            tag=self._shared_tag or self._tag(),
         )
         if start:  # calls before the latest fingerprint epoch repeat nothing
             reports = {index + start: report for index, report in reports.items()}
@@ -263,6 +271,14 @@ class ToolErrorLayer:
             decision = assessment.decision
             ledger.progress_block = decision if decision is not None and decision.action == "block" else None
         return ledger, reports
+
+    def _tag(self) -> str:
+        """What a shared checkpoint depends on besides the messages: the version and the
+        policy (a policy holding objects writes differently in each process: then nothing
+        is shared between processes, as it must not be)."""
+        text = f"{CORE_VERSION}\x1f{self.policy!r}"
+        self._shared_tag = hashlib.blake2b(text.encode("utf-8", "replace"), digest_size=8).hexdigest()
+        return self._shared_tag
 
     def check_call(
         self,

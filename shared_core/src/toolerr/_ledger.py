@@ -127,6 +127,53 @@ def _loop_cause(report: RepeatReport, kind: Kind | None) -> _LoopCause | None:
 _NO_REPEAT = RepeatReport()
 
 
+def failed_call_state(call: FailedCall) -> list[Any]:
+    """A failed call as plain JSON values (:func:`failed_call_from_state`)."""
+    return [
+        *(call.name, call.arguments, call.exact, call.canonical, call.kind),
+        *(call.family, call.step, call.call_id, call.count),
+    ]
+
+
+def _entry_state(e: _Entry) -> list[Any]:
+    return [e.name, e.canonical, e.arguments, list(e.exacts), e.kind, e.family, e.step, e.call_id, e.count]
+
+
+def failed_call_from_state(state: list[Any]) -> FailedCall:
+    name, arguments, exact, canonical, kind, family, step, call_id, count = state
+    return FailedCall(name, arguments, exact, canonical, kind, family, int(step), call_id, int(count))
+
+
+def report_state(report: RepeatReport) -> list[Any]:
+    """A repeat report as plain JSON values (:func:`report_from_state`)."""
+    previous = failed_call_state(report.previous) if report.previous is not None else None
+    cycle = list(report.cycle) if report.cycle is not None else None
+    return [
+        report.exact,
+        report.canonical,
+        report.same_family,
+        cycle,
+        previous,
+        report.retry_allowed,
+        report.budget_exhausted,
+        report.family_count,
+    ]
+
+
+def report_from_state(state: list[Any]) -> RepeatReport:
+    exact, canonical, same_family, cycle, previous, retry_allowed, budget_exhausted, family_count = state
+    return RepeatReport(
+        exact=bool(exact),
+        canonical=bool(canonical),
+        same_family=bool(same_family),
+        cycle=tuple(map(str, cycle)) if cycle is not None else None,
+        previous=failed_call_from_state(previous) if previous is not None else None,
+        retry_allowed=bool(retry_allowed),
+        budget_exhausted=bool(budget_exhausted),
+        family_count=int(family_count),
+    )
+
+
 # -- the ledger ------------------------------------------------------------------------
 
 
@@ -513,6 +560,47 @@ class FailureLedger:
             other._dropped = self._dropped
             other._unknown = self._unknown
         return other
+
+    def to_state(self) -> dict[str, Any]:
+        """The ledger as plain JSON values (:meth:`from_state` makes it again): what a
+        checkpoint shared between processes holds (``_shared_state``)."""
+        with self._lock:
+            return {
+                "options": [self.retry_budget, self.max_cycle_len, self.history, self.max_failures],
+                "entries": [_entry_state(e) for e in self._entries.values()],
+                "families": [
+                    [name, kept.size, [[f, s.count, failed_call_state(s.latest)] for f, s in kept.items()]]
+                    for name, kept in self._families.items()
+                ],
+                "recent": [list(item) for item in self._recent],
+                "step": self._step,
+                "dropped": self._dropped,
+                "unknown": list(self._unknown) if self._unknown is not None else None,
+            }
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any]) -> FailureLedger:
+        """The ledger :meth:`to_state` gave (``KeyError``, ``TypeError`` or ``ValueError``
+        for anything else)."""
+        retry_budget, max_cycle_len, history, max_failures = state["options"]
+        ledger = cls(retry_budget, max_cycle_len, history, max_failures=max_failures)
+        for name, canonical, arguments, exacts, kind, family, step, call_id, count in state["entries"]:
+            entry = _Entry(str(name), str(canonical))
+            entry.arguments = arguments
+            entry.exacts = dict.fromkeys(map(str, exacts))
+            entry.kind, entry.family, entry.call_id = kind, family, call_id
+            entry.step, entry.count = int(step), int(count)
+            ledger._entries.put((entry.name, entry.canonical), entry)
+        for name, size, families in state["families"]:
+            kept: LRUCache[str, _Family] = LRUCache(int(size))
+            for family, count, latest in families:
+                kept.put(str(family), _Family(int(count), failed_call_from_state(latest)))
+            ledger._families.put(str(name), kept)
+        ledger._recent.extend((str(a), str(b), bool(c)) for a, b, c in state["recent"])
+        ledger._step, ledger._dropped = int(state["step"]), int(state["dropped"])
+        unknown = state["unknown"]
+        ledger._unknown = (str(unknown[0]), str(unknown[1])) if unknown is not None else None
+        return ledger
 
     def reset(self) -> None:
         """Forget everything (a new run)."""

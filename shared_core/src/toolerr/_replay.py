@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from ._forms import ExchangeResult, pair_results
 from ._ledger import FailureLedger, RepeatReport
 from ._runs import Fingerprint, RunState, content_fingerprint
+from ._shared_state import SharedCheckpoints, chain_digests, decode_checkpoint, encode_checkpoint
 from ._types import Message, Verdict, result_text
 
 # Calls at the end of a conversation that are always replayed (cycles are looked for there).
@@ -24,6 +25,10 @@ _CHECKPOINTS = 8
 # :func:`checkpoint_weight`), found by an index, so that the cost of a replay does not grow
 # with the number of conversations kept.
 SHARED_CHECKPOINT_BYTES = 256 * 2**20
+# Exchange boundaries looked up in a shared store (``SharedCheckpoints``) at a first sight:
+# the latest ones that leave the tail to replay (where the conversation's earlier requests,
+# served by other processes, kept theirs).
+_SHARED_CANDIDATES = 6
 
 _deref: Callable[[weakref.ref[Message]], Message | None] = weakref.ref.__call__
 
@@ -51,6 +56,9 @@ class Checkpoint:
     """Never recorded into: a replay continues from a copy."""
     reports: dict[int, RepeatReport]
     failed_tools: frozenset[str]
+    digest: bytes | None = None
+    """The content digest of ``messages[:end]`` (:func:`~toolerr._shared_state.chain_digests`),
+    where the layer shares its checkpoints with other processes."""
 
     @property
     def key(self) -> int:
@@ -89,11 +97,24 @@ def replay_conversation(
     inspect: Callable[[Message], Verdict],
     *,
     shared: bool,
+    store: SharedCheckpoints | None = None,
+    tag: str = "",
 ) -> tuple[FailureLedger, dict[int, RepeatReport]]:
     """The failed-call ledger and repeat reports of :meth:`ToolErrorLayer.replay` (see
     there), for run scope ``state``: ``inspect`` gives each result's verdict; ``shared``:
-    ``state`` is the layer's shared scope (``run=None``), which keeps more checkpoints."""
+    ``state`` is the layer's shared scope (``run=None``), which keeps more checkpoints;
+    ``store``: where that scope's checkpoints are also kept for other processes, under
+    ``tag`` (what else the replay depends on: the policy)."""
     checkpoint, results, boundaries, serial = _resume(state, messages, budget)
+    # Shared only while no verdict is remembered in the scope (a gateway remembers none):
+    # then a checkpoint depends on the messages' content and ``tag`` alone.
+    if not shared or (store is not None and len(state.verdicts)):
+        store = None
+    known = None  # a prefix's digest computed on the way (for the checkpoint kept next)
+    if checkpoint is None and store is not None:
+        found, known = _load(store, tag, messages, budget, boundaries, len(results), serial)
+        if found is not None:
+            checkpoint, results, boundaries = found
     if checkpoint is None:
         start, ledger, reports = 0, FailureLedger(retry_budget=budget), {}
         failed_tools: set[str] = set()
@@ -113,7 +134,9 @@ def replay_conversation(
             keep = (end, count)
     for position in range(start, total):
         if keep is not None and position == keep[1]:
-            _keep(state, checkpoint, messages, keep, serial, ledger, reports, failed_tools, shared)
+            found_at = (keep, serial)
+            sharing = (store, tag, known)
+            _keep(state, checkpoint, messages, found_at, ledger, reports, failed_tools, shared, sharing)
         result, verdict = results[position - start], verdicts[position - start]
         call = result.call
         assert call is not None
@@ -176,14 +199,15 @@ def _keep(
     state: RunState,
     base: Checkpoint | None,
     messages: Sequence[Message],
-    at: tuple[int, int],
-    serial: int,
+    found_at: tuple[tuple[int, int], int],
     ledger: FailureLedger,
     reports: dict[int, RepeatReport],
     failed_tools: set[str],
     shared: bool,
+    sharing: tuple[SharedCheckpoints | None, str, tuple[int, bytes] | None] = (None, "", None),
 ) -> None:
-    end, calls = at
+    (end, calls), serial = found_at
+    store, tag, known = sharing
     begin = base.end if base is not None else 0
     try:
         new = tuple(weakref.ref(m) for m in messages[begin:end])
@@ -201,6 +225,8 @@ def _keep(
         reports=dict(reports),
         failed_tools=frozenset(failed_tools),
     )
+    if store is not None and calls >= store.min_calls:
+        _share(store, tag, kept, messages, base if base is not None and base.digest is not None else known)
     with state.lock:
         # A checkpoint that the new one extends is no longer needed.
         if base is not None:
@@ -229,6 +255,91 @@ def _keep(
             if oldest > state.changes_base:  # the changes no checkpoint needs
                 del state.changes[: oldest - state.changes_base]
                 state.changes_base = oldest
+
+
+def _share(
+    store: SharedCheckpoints,
+    tag: str,
+    kept: Checkpoint,
+    messages: Sequence[Message],
+    known: Checkpoint | tuple[int, bytes] | None,
+) -> None:
+    """Write ``kept`` to the store (encoded and written in the background) under the
+    digest of its prefix, chained on from ``known`` (a checkpoint it extends, or a
+    prefix's (end, digest)) where it is a prefix of it; sets ``kept.digest``."""
+    if isinstance(known, Checkpoint):
+        known = (known.end, known.digest) if known.digest is not None else None
+    if known is not None and known[0] <= kept.end:
+        digest = chain_digests(messages, kept.end, known[0], known[1])
+    else:
+        digest = chain_digests(messages, kept.end)
+    if digest is None:
+        return
+    object.__setattr__(kept, "digest", digest)  # frozen: set once, before it is kept
+    # a checkpoint's ledger is never recorded into: encoded later, in the store's thread
+    k = kept
+    store.save(
+        store.key(tag, digest),
+        lambda: encode_checkpoint(k.end, k.calls, k.call_ids, k.ledger, k.reports, k.failed_tools),
+    )
+
+
+def _load(
+    store: SharedCheckpoints,
+    tag: str,
+    messages: Sequence[Message],
+    budget: int,
+    boundaries: list[tuple[int, int]],
+    total: int,
+    serial: int,
+) -> tuple[tuple[Checkpoint, list[ExchangeResult], list[tuple[int, int]]] | None, tuple[int, bytes] | None]:
+    """A checkpoint another process kept for a prefix of ``messages``, at one of the
+    latest exchange boundaries that leave the calls at the end to replay: the checkpoint
+    (the messages its prefix holds referred to weakly, as a checkpoint of this process),
+    the calls after it and the boundaries after it; ``None`` when the store has none.
+    Also the latest prefix (end, digest) computed, ``None`` where none was."""
+    tail = total - _REPLAY_TAIL
+    least = max(store.min_calls, 1)
+    ends = [(end, count) for end, count in boundaries if least <= count <= tail][-_SHARED_CANDIDATES:]
+    digests: list[bytes] = []
+    digest, start = b"", 0
+    for end, _ in ends:
+        chained = chain_digests(messages, end, start, digest)
+        if chained is None:
+            return None, None
+        digest, start = chained, end
+        digests.append(digest)
+    if not digests:
+        return None, None
+    known = (start, digest)
+    values = store.load([store.key(tag, d) for d in digests])
+    for (end, count), digest, value in reversed(list(zip(ends, digests, values, strict=True))):
+        decoded = decode_checkpoint(value) if value is not None else None
+        if decoded is None:
+            continue
+        at, calls, call_ids, ledger, reports, failed_tools = decoded
+        if at != end or calls != count or ledger.retry_budget != budget:
+            continue
+        try:
+            refs = tuple(weakref.ref(m) for m in messages[:end])
+        except TypeError:
+            return None, known
+        store.stats["hits"] += 1
+        checkpoint = Checkpoint(
+            end=end,
+            refs=refs,
+            call_ids=call_ids,
+            calls=count,
+            serial=serial,
+            retry_budget=budget,
+            ledger=ledger,
+            reports=reports,
+            failed_tools=failed_tools,
+            digest=digest,
+        )
+        results, after = _pairs(messages, end, count)
+        return (checkpoint, results, after), known
+    return None, known
 
 
 def checkpoint_weight(checkpoint: Checkpoint) -> int:

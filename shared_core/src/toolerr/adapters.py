@@ -97,6 +97,7 @@ from ._profile_file import PROFILE_FORMAT
 from ._render import format_arguments, guidance_for, render_abstract, render_note
 from ._reuse import ConversionCache
 from ._runs import ConversationRun
+from ._shared_state import CheckpointBackend, SharedCheckpoints
 from ._types import (
     CLIENTS,
     MEDIA_BLOCK_TYPES,
@@ -129,6 +130,7 @@ __all__ = [
     "WIRE_FORMATS",
     "BanCursor",
     "Blocked",
+    "CheckpointBackend",
     "ConversationRun",
     "ConversionCache",
     "DecisionStep",
@@ -149,6 +151,7 @@ __all__ = [
     "Role",
     "RunSnapshot",
     "RunTrail",
+    "SharedCheckpoints",
     "SpecialTokens",
     "TextVerdicts",
     "ToolSafety",
