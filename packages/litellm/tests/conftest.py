@@ -246,7 +246,14 @@ recorder = Recorder()
 """
 
 
-def write_config(directory: Path, upstream_url: str, *, hook: bool, hook_source: str | None = None) -> Path:
+def write_config(
+    directory: Path,
+    upstream_url: str,
+    *,
+    hook: bool,
+    hook_source: str | None = None,
+    settings: dict[str, Any] | None = None,
+) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     models = []
     for name in ("gpt-test", "codex-test", "gpt-c1"):
@@ -270,7 +277,7 @@ def write_config(directory: Path, upstream_url: str, *, hook: bool, hook_source:
             },
         }
     )
-    settings: dict[str, Any] = {"drop_params": False, "num_retries": 0}
+    settings = {"drop_params": False, "num_retries": 0, **(settings or {})}
     if hook:
         (directory / "toolerr_hook.py").write_text(textwrap.dedent(hook_source or HOOK_FILE))
         settings["callbacks"] = ["toolerr_hook.handler", "toolerr_hook.recorder"]
@@ -305,11 +312,13 @@ def launch_proxy(
     hook: bool = True,
     pythonpath: Sequence[str] = (),
     hook_source: str | None = None,
+    settings: dict[str, Any] | None = None,
 ) -> Proxy:
     """A proxy process; ``pythonpath``: more import paths after the hook's directory (the
     benchmark runs an older toolerr tree this way); ``hook_source``: the module that
-    defines ``handler`` and ``recorder`` instead of the tests' one."""
-    config = write_config(directory, upstream_url, hook=hook, hook_source=hook_source)
+    defines ``handler`` and ``recorder`` instead of the tests' one; ``settings``: more
+    ``litellm_settings`` (a Redis cache)."""
+    config = write_config(directory, upstream_url, hook=hook, hook_source=hook_source, settings=settings)
     port = free_port()
     log = directory / "proxy.log"
     metadata_log = directory / "metadata.jsonl"

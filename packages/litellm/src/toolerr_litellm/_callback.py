@@ -7,6 +7,7 @@ only reads their inputs from the request LiteLLM holds (its wire format, model g
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -17,6 +18,7 @@ from toolerr import Policy, ToolErrorLayer, WireRewrite
 from toolerr.adapters import (
     REPORT_HEADER,
     Layers,
+    SharedCheckpoints,
     fail_open,
     gateway_policy,
     override_policy,
@@ -93,7 +95,10 @@ class ToolErrorCallback(CustomLogger):
     ``max_error_chars``, ``tool_safety``). ``request_overrides``: whether a request may
     choose its own form and client (header ``x-toolerr-form`` / ``x-toolerr-client``, or
     ``metadata: {"toolerr": {...}}`` in the body). ``header``: set the ``x-toolerr``
-    response header.
+    response header. ``shared_state``: where replay checkpoints are shared with the other
+    proxy instances of a gateway (a :class:`toolerr.adapters.SharedCheckpoints`); ``"auto"``
+    (the default): LiteLLM's own Redis cache when the proxy has one (``litellm_settings:
+    cache: true``, ``cache_params: {type: redis, ...}``), else none; ``None``: none.
     """
 
     def __init__(
@@ -104,6 +109,7 @@ class ToolErrorCallback(CustomLogger):
         model_groups: Mapping[str, Mapping[str, Any]] | None = None,
         request_overrides: bool = True,
         header: bool = True,
+        shared_state: SharedCheckpoints | str | None = "auto",
         **options: Unpack[PolicyOptions],
     ) -> None:
         super().__init__()
@@ -115,6 +121,24 @@ class ToolErrorCallback(CustomLogger):
         self.request_overrides = request_overrides
         self.header = header
         self._layers = Layers(ToolErrorLayer(self.policy))
+        if shared_state is not None and not isinstance(shared_state, (SharedCheckpoints, str)):
+            raise TypeError("shared_state must be a toolerr.adapters.SharedCheckpoints, 'auto' or None")
+        if isinstance(shared_state, str) and shared_state != "auto":
+            raise ValueError(f"shared_state must be 'auto', None or a SharedCheckpoints: {shared_state!r}")
+        self._shared: SharedCheckpoints | str | None = shared_state
+        if isinstance(shared_state, SharedCheckpoints):
+            self._layers.layer.shared_checkpoints = shared_state
+
+    @property
+    def shared_state(self) -> SharedCheckpoints | None:
+        """The store replay checkpoints are shared through (``"auto"``: found at the first
+        request, from LiteLLM's Redis cache)."""
+        if self._shared == "auto":
+            self._shared = litellm_redis_checkpoints()
+            self._layers.layer.shared_checkpoints = self._shared
+            if self._shared is not None:
+                logger.info("toolerr: replay checkpoints shared through LiteLLM's Redis cache")
+        return self._shared if isinstance(self._shared, SharedCheckpoints) else None
 
     def _resolve(self, data: Mapping[str, Any], headers: Mapping[str, Any]) -> tuple[Policy, str]:
         metadata = data.get(_metadata_key(data))
@@ -173,14 +197,21 @@ class ToolErrorCallback(CustomLogger):
     ) -> dict[str, Any]:
         """Proxy: before the request is routed (``/chat/completions``, ``/v1/messages``,
         ``/responses``)."""
-        return self.rewrite(data, call_type)[0]
+        return await self._arewrite(data, call_type)
 
     async def async_pre_call_deployment_hook(
         self, kwargs: dict[str, Any], call_type: Any
     ) -> dict[str, Any] | None:
         """SDK (``litellm.acompletion``, ``aresponses``): just before the deployment call.
         Skipped when the proxy's hook already handled the request."""
-        return None if _report_in(kwargs) is not None else self.rewrite(kwargs, call_type)[0]
+        return None if _report_in(kwargs) is not None else await self._arewrite(kwargs, call_type)
+
+    async def _arewrite(self, data: dict[str, Any], call_type: Any) -> dict[str, Any]:
+        """:meth:`rewrite` for the async hooks: in a worker thread with a shared store, so
+        that its bounded wait never holds the event loop."""
+        if self.shared_state is not None:
+            return (await asyncio.to_thread(self.rewrite, data, call_type))[0]
+        return self.rewrite(data, call_type)[0]
 
     async def async_post_call_response_headers_hook(
         self,
@@ -195,6 +226,18 @@ class ToolErrorCallback(CustomLogger):
         with fail_open("building the response header", "the response has none"):
             return header_for(data) if self.header else None
         return None
+
+
+def litellm_redis_checkpoints() -> SharedCheckpoints | None:
+    """Checkpoints in the Redis of LiteLLM's own cache (``litellm.cache``), or ``None``
+    when it has none."""
+    import litellm
+
+    backend = getattr(getattr(litellm, "cache", None), "cache", None)
+    client = getattr(backend, "redis_client", None)
+    if client is None or not callable(getattr(client, "mget", None)):
+        return None
+    return SharedCheckpoints.redis(client)
 
 
 def header_for(data: Mapping[str, Any]) -> dict[str, str] | None:
