@@ -104,19 +104,6 @@ class TestContract(AdapterContract):
         transcript.history = entries(result.to_input_list())
 
     known_failures: ClassVar[Mapping[str, str]] = {
-        "test_the_frameworks_history_is_untouched[c1]": (
-            "C1 is delivered by the tool's failure function: the guidance is written into the "
-            "function_call_output the SDK keeps, so the run's history (and every later model "
-            "call) holds it (DELIVERY.md section 4: the client's own history is never changed)"
-        ),
-        "test_the_next_model_call_sees_the_failure_as_the_framework_keeps_it[c1]": (
-            "the same cause: the guidance kept in the function_call_output reaches every "
-            "later model call, not only the decision step"
-        ),
-        "test_the_record_says_whether_the_form_changed_the_view[c1]": (
-            "the same cause: C1 is applied at tool time, so the model-call rewrite that "
-            "records the failure changes nothing and the record says changed=False"
-        ),
         # auto_retry: the SDK runs the tool itself (FunctionTool.on_invoke_tool catches the
         # exception inside and hands it to the failure function, a sync callback that cannot
         # re-run the async call); toolerr has no point where it runs the call

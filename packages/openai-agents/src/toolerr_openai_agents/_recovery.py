@@ -13,7 +13,6 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Callable
-from contextlib import suppress
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 from agents import Agent, AgentsException, FunctionTool, RunConfig, get_current_trace
@@ -22,7 +21,7 @@ from agents.run_context import RunContextWrapper
 from agents.tool import ToolErrorFunction, default_tool_error_function
 from agents.tool_context import ToolContext
 from agents.tool_guardrails import ToolGuardrailFunctionOutput, ToolInputGuardrail, ToolInputGuardrailData
-from toolerr import DetectionRecord, FailureLedger, Policy, ToolErrorLayer, ToolLoopError
+from toolerr import DetectionRecord, Policy, ToolErrorLayer, ToolLoopError
 from toolerr.adapters import (
     RunTrail,
     fail_open,
@@ -121,8 +120,9 @@ class ToolErrorRecovery:
         ``Agent(mcp_config={"failure_error_function": ...})``.
 
         Returns:
-            The tool result: ``Type: message`` (capped; in form C1 with the core's
-            guidance); the SDK's default text where toolerr fails (logged).
+            The tool result: ``Type: message`` (capped), in every form (the input filter
+            applies the form, C1 too, to the model call's view only); the SDK's default
+            text where toolerr fails (logged).
         """
         text = self._failure_text(error, ctx if isinstance(ctx, ToolContext) else None)
         return default_tool_error_function(ctx, error) if text is None else text
@@ -151,26 +151,10 @@ class ToolErrorRecovery:
             tool, call_id = tool or context.tool_name, call_id or context.tool_call_id
         snapshot = self._trail.current()
         run = snapshot.run if snapshot is not None else None
-        # loop action stop (a repeat, in C1): the input filter stops the run at the next call
-        with suppress(ToolLoopError), fail_open(_CLASSIFYING, "the SDK's default text is used"):
+        with fail_open(_CLASSIFYING, "the SDK's default text is used"):
             failure = plain_failure_of(self.layer, error, tool=tool)
             self.layer.remember(call_id, failure.verdict, failure.text, run=run)
-            if "c1" not in self.policy.forms.values():  # no kind is delivered in C1
-                return failure.text
-            delivery = self.layer.deliver_result(
-                tool or "unknown_tool",
-                None,
-                failure.text,
-                exception=error,
-                call_id=call_id,
-                raw_arguments=context.tool_arguments if context is not None else None,
-                run=run,
-                ledger=snapshot.ledger().copy() if snapshot else FailureLedger(self.policy.retry_budget),
-                record=False,  # the input filter records it at the decision step
-            )
-            # A repeat (or a cycle) may get other advice at the decision step (retry budget,
-            # loop note): the input filter appends it there, not in the history.
-            return failure.text if delivery.repeats else delivery.text
+            return failure.text
         return None
 
     # -- the model input ---------------------------------------------------------------
