@@ -16,6 +16,7 @@ with and without toolerr, and with different policies.
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -69,6 +70,7 @@ class Attempt:
             self.layer.remember(self.call_id, verdict, self.content, run=self.run)
 
 
+_INSTALLING = threading.Lock()
 _ATTEMPT: ContextVar[Attempt | None] = ContextVar("toolerr_openai_agents_attempt", default=None)
 
 
@@ -151,5 +153,8 @@ def install(tool: FunctionTool, layer_of: _LayerOf) -> None:
     """Put a :class:`Rerun` in ``tool.on_invoke_tool`` (once). Not in an agent run as a
     tool (``Agent.as_tool``): its run may have called tools, with their effects, before
     the failure its exception tells of, so it is never re-run hidden."""
-    if not isinstance(tool.on_invoke_tool, Rerun) and not getattr(tool, "_is_agent_tool", False):
-        tool.on_invoke_tool = Rerun(tool.on_invoke_tool, layer_of)
+    if isinstance(tool.on_invoke_tool, Rerun) or getattr(tool, "_is_agent_tool", False):
+        return
+    with _INSTALLING:  # runs in threads may reach the same tool at once
+        if not isinstance(tool.on_invoke_tool, Rerun):
+            tool.on_invoke_tool = Rerun(tool.on_invoke_tool, layer_of)
