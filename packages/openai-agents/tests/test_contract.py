@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 from adapter_contract import ASK, TOOL, AdapterContract, Entry, Step, Transcript, call_ids
 from agents import Agent, Runner, function_tool, set_tracing_disabled
@@ -56,13 +56,6 @@ def prior_items(prior: Sequence[Entry]) -> list[dict[str, Any]]:
     return items
 
 
-_NO_RERUN = (
-    "auto_retry: the Agents SDK runs the tool itself and catches its exception inside "
-    "FunctionTool.on_invoke_tool (the failure function is a sync callback after the fact), "
-    "so the adapter has no point where it could re-run the call"
-)
-
-
 class TestContract(AdapterContract):
     def make_adapter(self, on_record: Callable[[DetectionRecord], None], **policy: Any) -> Any:
         return ToolErrorRecovery(on_record=on_record, **policy)
@@ -102,26 +95,3 @@ class TestContract(AdapterContract):
                 for call in model.calls
             ]
         transcript.history = entries(result.to_input_list())
-
-    known_failures: ClassVar[Mapping[str, str]] = {
-        "test_the_frameworks_history_is_untouched[c1]": (
-            "C1 is delivered by the tool's failure function: the guidance is written into the "
-            "function_call_output the SDK keeps, so the run's history (and every later model "
-            "call) holds it (DELIVERY.md section 4: the client's own history is never changed)"
-        ),
-        "test_the_next_model_call_sees_the_failure_as_the_framework_keeps_it[c1]": (
-            "the same cause: the guidance kept in the function_call_output reaches every "
-            "later model call, not only the decision step"
-        ),
-        "test_the_record_says_whether_the_form_changed_the_view[c1]": (
-            "the same cause: C1 is applied at tool time, so the model-call rewrite that "
-            "records the failure changes nothing and the record says changed=False"
-        ),
-        # auto_retry: the SDK runs the tool itself (FunctionTool.on_invoke_tool catches the
-        # exception inside and hands it to the failure function, a sync callback that cannot
-        # re-run the async call); toolerr has no point where it runs the call
-        "test_auto_retry_reruns_a_turned_away_call_before_the_model_sees_it": _NO_RERUN,
-        "test_auto_retry_honours_retry_after_up_to_max_wait": _NO_RERUN,
-        "test_auto_retry_reruns_a_read_timeout_of_a_declared_tool": _NO_RERUN,
-        "test_the_record_counts_the_hidden_retries": _NO_RERUN,
-    }

@@ -62,13 +62,13 @@ def test_decision_step_input_is_exact(mode: str, kind: str, form: str) -> None:
     assert first == [{"content": f"Weather in {city}?", "role": "user"}]
     assert decision == _expected(kind, form)
     assert model.calls[1].system_instructions == "Answer with the weather."
-    # The run's own history is the SDK's, with no runtime note in it.
+    # The run's own history is the SDK's, with no runtime note and no C1 guidance in it.
     history = result.to_input_list()
     assert "Note from the tool runtime" not in json.dumps(history)
-    assert history[:3] == _expected(kind, "c1" if form == "c1" else "c0")
+    assert history[:3] == _expected(kind, "c0")
     # Detection is always on and recorded.
     assert [(r.tool, r.call_id, r.kind, r.form) for r in records] == [("get_weather", "c1", kind, form)]
-    assert records[0].changed is (guidance is not None and form not in ("c0", "c1"))
+    assert records[0].changed is (guidance is not None and form != "c0")
 
 
 @pytest.mark.parametrize("kind", list(CASES))
@@ -86,7 +86,7 @@ def test_a_form_per_kind_delivers_each_kind_in_its_own_form(mode: str, kind: str
     result = run_agent(mode, agent, f"Weather in {city}?", run_config=recovery.run_config())
 
     assert [c.input for c in model.calls][1] == _expected(kind, form)
-    assert result.to_input_list()[:3] == _expected(kind, "c1" if form == "c1" else "c0")
+    assert result.to_input_list()[:3] == _expected(kind, "c0")
     assert [(r.kind, r.form) for r in records] == [(kind, form)]
 
 

@@ -242,10 +242,9 @@ def test_c1_guidance_follows_the_retry_budget_without_contradiction() -> None:
     assert last_outputs[3] == f"{error}\n{UNRECOVERABLE}"
     assert last_outputs[4].startswith(f"{error}\nNote from the tool runtime: get_weather was already called")
     assert TRANSIENT not in last_outputs[3] + last_outputs[4]
-    # The history holds the guidance of the first failure only (the repeats' advice depends
-    # on the step at which the model reads them).
+    # The history holds none of it: C1 is applied to the model call's view only.
     history = [i["output"] for i in result.to_input_list() if i.get("type") == "function_call_output"]
-    assert history == [f"{error}\n{TRANSIENT}"] + [error] * 4
+    assert history == [error] * 5
 
 
 def test_block_keeps_an_identical_repeat_of_a_failed_call_from_running(mode: str) -> None:
@@ -614,18 +613,18 @@ def test_public_api() -> None:
         ToolErrorRecovery(form="c9")
 
 
-def test_a_stop_in_the_c1_failure_text_gives_the_sdks_text(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The C1 delivery in the failure hooks may raise ToolLoopError (loop action stop): the
-    tool result is then the SDK's own text, as before (the input filter stops the run)."""
+def test_the_c1_failure_text_is_the_plain_failure(monkeypatch: pytest.MonkeyPatch) -> None:
+    """C1 is applied by the input filter to the model call's view only: the failure hooks
+    return the plain failure text, as in every other form, and deliver nothing (a delivery
+    there, which loop action stop may end with ToolLoopError, would fail this test)."""
     from agents.run_context import RunContextWrapper
-    from agents.tool import default_tool_error_function
     from toolerr.adapters import LoopDecision, RepeatReport
 
-    recovery = ToolErrorRecovery(form="c1", loop_action="stop")
+    recovery = ToolErrorRecovery(form="c1", loop_action="stop", error_detail="full")
 
     def stop(*args: Any, **kwargs: Any) -> Any:
         raise ToolLoopError(LoopDecision("stop", "a repeat", RepeatReport()))
 
     monkeypatch.setattr(recovery.layer, "deliver_result", stop)
     context, error = RunContextWrapper(context=None), PermissionError(13, "Permission denied")
-    assert recovery.failure_error_function(context, error) == default_tool_error_function(context, error)
+    assert recovery.failure_error_function(context, error) == "PermissionError: [Errno 13] Permission denied"

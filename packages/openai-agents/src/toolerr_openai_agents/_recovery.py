@@ -6,6 +6,8 @@
 * ``call_model_input_filter`` (``RunConfig``): the form, applied to each model call's input
   (the run's history is not changed).
 * ``tool_input_guardrail`` (per function tool): loop actions ``block`` and ``stop``.
+* ``on_invoke_tool`` (per function tool, with ``auto_retry`` only): hidden retries
+  (``_rerun``).
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Callable
-from contextlib import suppress
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 from agents import Agent, AgentsException, FunctionTool, RunConfig, get_current_trace
@@ -22,7 +23,7 @@ from agents.run_context import RunContextWrapper
 from agents.tool import ToolErrorFunction, default_tool_error_function
 from agents.tool_context import ToolContext
 from agents.tool_guardrails import ToolGuardrailFunctionOutput, ToolInputGuardrail, ToolInputGuardrailData
-from toolerr import DetectionRecord, FailureLedger, Policy, ToolErrorLayer, ToolLoopError
+from toolerr import DetectionRecord, Policy, ToolErrorLayer, ToolLoopError
 from toolerr.adapters import (
     RunTrail,
     fail_open,
@@ -33,6 +34,7 @@ from toolerr.adapters import (
 )
 
 from ._convert import CLIENT, to_conversation
+from ._rerun import attempt_of, install
 
 if TYPE_CHECKING:
     from toolerr import PolicyOptions
@@ -72,7 +74,7 @@ class ToolErrorRecovery:
         on_record: receives every :class:`toolerr.DetectionRecord`.
         **options: toolerr's policy options (``form`` ``c3`` by default,
             ``retry_budget``, ``loop_action``, ``tool_safety``, ``max_error_chars``,
-            ``error_detail``).
+            ``error_detail``, ``auto_retry``, ``max_wait``).
 
     What the model is shown of a tool's exception follows the SDK's own default, which
     hides the exception from the model (its ``default_tool_error_function``): without
@@ -81,6 +83,10 @@ class ToolErrorRecovery:
     ``error_detail="safe"`` (the exception type and the HTTP status, error code, errno,
     Retry-After) or ``error_detail="full"`` (``Type: message``, as before); a ``policy`` you
     pass keeps its own ``error_detail``.
+
+    With ``auto_retry`` on, the input filter (and :meth:`wrap`) puts a wrapper in each
+    function tool's ``on_invoke_tool`` (in place, once) that re-runs a failure the failure
+    hooks classified as one to re-run hidden (``_rerun``).
 
     One object serves any number of agents and concurrent runs: the verdicts of failures
     it produced are remembered in the run's own scope (by call id and result text), the
@@ -121,10 +127,11 @@ class ToolErrorRecovery:
         ``Agent(mcp_config={"failure_error_function": ...})``.
 
         Returns:
-            The tool result: ``Type: message`` (capped; in form C1 with the core's
-            guidance); the SDK's default text where toolerr fails (logged).
+            The tool result: ``Type: message`` (capped), in every form (the input filter
+            applies the form, C1 too, to the model call's view only); the SDK's default
+            text where toolerr fails (logged).
         """
-        text = self._failure_text(error, ctx if isinstance(ctx, ToolContext) else None)
+        text = self._failure_text(error, ctx if isinstance(ctx, ToolContext) else None, raw=ctx)
         return default_tool_error_function(ctx, error) if text is None else text
 
     def tool_error_formatter(self, args: ToolErrorFormatterArgs[Any]) -> str | None:
@@ -135,7 +142,9 @@ class ToolErrorRecovery:
         if args.kind != "tool_exception" or not isinstance(error, BaseException):
             return None
         context = args.run_context if isinstance(args.run_context, ToolContext) else None
-        return self._failure_text(error, context, tool=args.tool_name, call_id=args.call_id)
+        return self._failure_text(
+            error, context, tool=args.tool_name, call_id=args.call_id, raw=args.run_context
+        )
 
     def _failure_text(
         self,
@@ -144,33 +153,22 @@ class ToolErrorRecovery:
         *,
         tool: str | None = None,
         call_id: str | None = None,
+        raw: object = None,
     ) -> str | None:
         """The tool result for an exception (``None`` where toolerr fails); its verdict is
-        remembered in the run's scope for the call id and the result."""
+        remembered in the run's scope for the call id and the result, and the attempt
+        running for the hook's context ``raw`` (``auto_retry``) is told it failed."""
         if context is not None:
             tool, call_id = tool or context.tool_name, call_id or context.tool_call_id
         snapshot = self._trail.current()
         run = snapshot.run if snapshot is not None else None
-        # loop action stop (a repeat, in C1): the input filter stops the run at the next call
-        with suppress(ToolLoopError), fail_open(_CLASSIFYING, "the SDK's default text is used"):
+        with fail_open(_CLASSIFYING, "the SDK's default text is used"):
             failure = plain_failure_of(self.layer, error, tool=tool)
             self.layer.remember(call_id, failure.verdict, failure.text, run=run)
-            if "c1" not in self.policy.forms.values():  # no kind is delivered in C1
-                return failure.text
-            delivery = self.layer.deliver_result(
-                tool or "unknown_tool",
-                None,
-                failure.text,
-                exception=error,
-                call_id=call_id,
-                raw_arguments=context.tool_arguments if context is not None else None,
-                run=run,
-                ledger=snapshot.ledger().copy() if snapshot else FailureLedger(self.policy.retry_budget),
-                record=False,  # the input filter records it at the decision step
-            )
-            # A repeat (or a cycle) may get other advice at the decision step (retry budget,
-            # loop note): the input filter appends it there, not in the history.
-            return failure.text if delivery.repeats else delivery.text
+            attempt = attempt_of(raw)
+            if attempt is not None:
+                attempt.classified(self.layer, error, call_id, failure.verdict, failure.text, run)
+            return failure.text
         return None
 
     # -- the model input ---------------------------------------------------------------
@@ -203,8 +201,8 @@ class ToolErrorRecovery:
         trace = get_current_trace()
         conversation = to_conversation(items, self._trail.conversions(trace))
         snapshot = self._trail.advance(self.layer, conversation.messages, trace)
-        if self.policy.checks_calls:
-            self._attach_guardrail(getattr(data, "agent", None))
+        if self.policy.checks_calls or self.policy.auto_retry:
+            self._attach(getattr(data, "agent", None), guard=self.policy.checks_calls)
         result = self.layer.rewrite(snapshot.messages, run=snapshot.run)
         return conversation.to_items(result.messages) if result.changed else None
 
@@ -241,10 +239,28 @@ class ToolErrorRecovery:
             used == self.call_model_input_filter or getattr(used, _OWNER, None) is self
         )
 
-    def _attach_guardrail(self, agent: Any, *tools: FunctionTool) -> None:
-        """The repeat guard on ``tools`` and the agent's function tools and MCP servers
+    @staticmethod
+    def _retry_layer(context: Any) -> ToolErrorLayer | None:
+        """The layer whose ``auto_retry`` decides for a tool call with this context: that of
+        the ToolErrorRecovery whose input filter serves the run (``None``: the call runs
+        once, as without toolerr)."""
+        run_config = getattr(context, "run_config", None)
+        used = getattr(run_config, "call_model_input_filter", None)
+        owner = getattr(used, _OWNER, None) or getattr(used, "__self__", None)
+        if isinstance(owner, ToolErrorRecovery) and owner._owns(run_config) and owner.policy.auto_retry:
+            return owner.layer
+        return None
+
+    def _attach(self, agent: Any, *tools: FunctionTool, guard: bool = True) -> None:
+        """The repeat guard (with ``guard``) on ``tools`` and the agent's function tools and
+        MCP servers, the hidden retries (``auto_retry``) on the function tools
         (idempotent)."""
         tools += tuple(t for t in getattr(agent, "tools", None) or () if isinstance(t, FunctionTool))
+        if self.policy.auto_retry:
+            for tool in tools:
+                install(tool, ToolErrorRecovery._retry_layer)
+        if not guard:
+            return
         for owner in (*tools, *(getattr(agent, "mcp_servers", None) or ())):
             guardrails = getattr(owner, "tool_input_guardrails", None)
             if not (guardrails is None or isinstance(guardrails, list) or isinstance(owner, FunctionTool)):
@@ -288,9 +304,14 @@ class ToolErrorRecovery:
                 return ours
             if ours is not None and isinstance(theirs, str):  # their words, our classification
                 with fail_open(_CLASSIFYING, "its text is classified alone"):
-                    failure = failure_of(self.layer, cast(Exception, args.error), tool=args.tool_name)
+                    error = cast(Exception, args.error)
+                    failure = failure_of(self.layer, error, tool=args.tool_name)
                     snapshot = self._trail.current()
-                    self.layer.remember(args.call_id, failure.verdict, theirs, run=snapshot and snapshot.run)
+                    run = snapshot and snapshot.run
+                    self.layer.remember(args.call_id, failure.verdict, theirs, run=run)
+                    attempt = attempt_of(args.run_context)
+                    if attempt is not None:  # the hidden retries count for their text
+                        attempt.classified(self.layer, error, args.call_id, failure.verdict, theirs, run)
             return cast(str, theirs)
 
         setattr(call_model_input_filter, _OWNER, self)
@@ -325,11 +346,11 @@ class ToolErrorRecovery:
             if isinstance(target, FunctionTool):
                 if target.timeout_error_function is None:
                     target.timeout_error_function = self.failure_error_function
-                self._attach_guardrail(None, target)
+                self._attach(None, target)
             elif isinstance(target, Agent):
                 queue += [t for t in target.tools if isinstance(t, FunctionTool)]
                 queue += [h for h in target.handoffs if isinstance(h, Agent)]
-                self._attach_guardrail(target)
+                self._attach(target)
                 config, default = dict(target.mcp_config or {}), default_tool_error_function
                 if config.get("failure_error_function", default) is default:
                     config["failure_error_function"] = cast(ToolErrorFunction, self.failure_error_function)
