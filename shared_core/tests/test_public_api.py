@@ -151,6 +151,9 @@ KIT_NAMES = [
     "acall_with_retries",
     "call_with_retries",
     "hidden_retries_of",
+    "hinted_safety",
+    "rewrite_objects",
+    "tool_raised",
 ]
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from ._kit import decision_step_failed
 from ._layer import ToolErrorLayer
+from ._ledger import FailureLedger
 from ._records import Rewrite
 from ._types import Message
 
@@ -18,6 +19,7 @@ __all__ = [
     "chat_raw_arguments",
     "origin_of",
     "restore_objects",
+    "rewrite_objects",
     "rewrite_tail",
     "weak_origin",
     "without_call_blocks",
@@ -80,6 +82,37 @@ def rewrite_tail(
         return None
     converted = convert(items[: start - 1]) + tail
     return converted, layer.rewrite(converted, run=run)
+
+
+def rewrite_objects(
+    layer: ToolErrorLayer,
+    items: Sequence[Any],
+    role_of: Callable[[Any], str],
+    convert: Callable[[Sequence[Any]], list[Message]],
+    restore: Callable[[list[Message], list[Message]], list[Any]],
+    *,
+    run: object | None = None,
+) -> tuple[list[Any] | None, FailureLedger | None]:
+    """:func:`rewrite_tail` mapped back to the framework's objects, for one model call.
+    Raises what conversion raises: call it inside :class:`~toolerr.adapters.fail_open`.
+
+    Args:
+        layer, items, role_of, convert, run: as :func:`rewrite_tail`.
+        restore: the framework's objects for the rewrite's messages and the neutral list
+            it was given (:func:`restore_objects` with the adapter's ``rebuild``).
+
+    Returns:
+        The new list (``None`` when nothing changed: the caller keeps its own) and the
+        failed-call ledger when the decision step failed (what a decoder should ban,
+        including calls the form removed from the model's view).
+    """
+    rewritten = rewrite_tail(layer, items, role_of, convert, run=run)
+    if rewritten is None:
+        return None, None
+    converted, result = rewritten
+    if not result.changed:
+        return None, result.ledger
+    return restore(result.messages, converted), result.ledger
 
 
 def restore_objects(
