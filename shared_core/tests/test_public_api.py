@@ -154,6 +154,7 @@ KIT_NAMES = [
     "hinted_safety",
     "rewrite_objects",
     "tool_raised",
+    "without_chat_calls",
 ]
 
 

@@ -23,6 +23,7 @@ __all__ = [
     "rewrite_tail",
     "weak_origin",
     "without_call_blocks",
+    "without_chat_calls",
 ]
 
 
@@ -202,3 +203,28 @@ def without_call_blocks(blocks: Sequence[Any], kept_ids: Collection[Any]) -> lis
             and (block.get("id") or block.get("call_id")) not in kept_ids
         )
     ]
+
+
+def without_chat_calls(fields: Mapping[str, Any], kept_ids: Collection[Any]) -> dict[str, Any] | None:
+    """A copy of a message's provider fields whose OpenAI-chat-style ``tool_calls`` list
+    (see :func:`chat_raw_arguments`) keeps only the calls of ``kept_ids``, so that no raw
+    call is left without its parsed one (LangChain's ``additional_kwargs``).
+
+    Args:
+        fields: the provider fields; entries of ``tool_calls`` that are not mappings are kept.
+        kept_ids: the ids of the calls the message keeps.
+
+    Returns:
+        The new fields, without ``tool_calls`` when none is left; ``None`` when ``fields``
+        holds no ``tool_calls`` list (nothing to change).
+    """
+    wire_calls = fields.get("tool_calls")
+    if not isinstance(wire_calls, list):
+        return None
+    remaining = [c for c in wire_calls if not isinstance(c, Mapping) or c.get("id") in kept_ids]
+    changed = dict(fields)
+    if remaining:
+        changed["tool_calls"] = remaining
+    else:
+        del changed["tool_calls"]
+    return changed

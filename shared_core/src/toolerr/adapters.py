@@ -85,6 +85,7 @@ from ._kit_convert import (
     rewrite_tail,
     weak_origin,
     without_call_blocks,
+    without_chat_calls,
 )
 from ._kit_retry import acall_with_retries, call_with_retries, hidden_retries_of, tool_raised
 from ._kit_trail import RunTrail
@@ -209,4 +210,5 @@ __all__ = [
     "weak_origin",
     "wire_report",
     "without_call_blocks",
+    "without_chat_calls",
 ]

@@ -32,6 +32,7 @@ from toolerr.adapters import (
     rewrite_objects,
     weak_origin,
     without_call_blocks,
+    without_chat_calls,
 )
 from toolerr.adapters import origin_of as origin_of  # the kit's, read where conversions are
 
@@ -244,14 +245,8 @@ def _rebuilt_assistant(original: AIMessage, converted: Message, kept: Sequence[T
     invalid = [original.invalid_tool_calls[index - count] for index in chosen if index >= count]
     kept_ids = {call.get("id") for call in (*valid, *invalid)}
     update: dict[str, Any] = {"tool_calls": valid, "invalid_tool_calls": invalid}
-    raw_calls = original.additional_kwargs.get("tool_calls")
-    if isinstance(raw_calls, list):
-        remaining = [c for c in raw_calls if not isinstance(c, Mapping) or c.get("id") in kept_ids]
-        additional = dict(original.additional_kwargs)
-        if remaining:
-            additional["tool_calls"] = remaining
-        else:
-            additional.pop("tool_calls", None)
+    additional = without_chat_calls(original.additional_kwargs, kept_ids)
+    if additional is not None:
         update["additional_kwargs"] = additional
     if isinstance(original.content, list):
         update["content"] = without_call_blocks(original.content, kept_ids)
