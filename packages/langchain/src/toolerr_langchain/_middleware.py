@@ -238,7 +238,7 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
                 return None  # nothing to repeat (and no stall): no need to replay the conversation
             return self.layer.replay(conversation(messages, neutral), run=scope)[0]
 
-        layer = self._tool_layer(request)  # the tool's declared safety: the idempotency guard
+        layer = self._layer_for([request.tool])  # the tool's declared safety: the idempotency guard
         blocked = guard_call(layer, name, call.get("args", {}), call_id, ledger=ledger, run=scope)
         if blocked is None:
             return name, None
@@ -259,10 +259,6 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
                 verdict = verdict_of(message) or self.layer.inspect(to_toolerr(message))
                 return verdict.outcome == "unknown_outcome"
         return False
-
-    def _tool_layer(self, request: ToolCallRequest) -> ToolErrorLayer:
-        """The layer with the safety the request's tool declares in its metadata."""
-        return self._layer_for([request.tool]) if request.tool is not None else self.layer
 
     def _annotated(self, result: Any, tool_name: str) -> Any:
         """An error ``ToolMessage`` that LangChain built (argument validation, unknown
@@ -308,7 +304,7 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
         if tool_name is None or blocked is not None:
             return handler(request) if blocked is None else blocked
         with tool_raised((GraphBubbleUp,), is_invalid_resume) as raised:
-            layer = self._tool_layer(request) if self.layer.policy.auto_retry else self.layer
+            layer = self._layer_for([request.tool]) if self.layer.policy.auto_retry else self.layer
             result = call_with_retries(layer, tool_name, lambda: handler(request), never=_NOT_RETRIED)
             return cast("ToolMessage | Command[Any]", self._annotated(result, tool_name))
         exc = cast("Exception", raised.error)
@@ -324,7 +320,7 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
         if tool_name is None or blocked is not None:
             return await handler(request) if blocked is None else blocked
         with tool_raised((GraphBubbleUp,), is_invalid_resume) as raised:
-            layer = self._tool_layer(request) if self.layer.policy.auto_retry else self.layer
+            layer = self._layer_for([request.tool]) if self.layer.policy.auto_retry else self.layer
             result = await acall_with_retries(layer, tool_name, lambda: handler(request), never=_NOT_RETRIED)
             return cast("ToolMessage | Command[Any]", self._annotated(result, tool_name))
         exc = cast("Exception", raised.error)
