@@ -1,6 +1,8 @@
 """Kit additions from the LangChain adapter: TextVerdicts (verdicts kept by run and exact
-result text), invalid_call_verdict (a call the framework itself marked invalid) and
-decision_step_failed (the core's answer to "can a rewrite change this?")."""
+result text), invalid_call_verdict (a call the framework itself marked invalid),
+decision_step_failed (the core's answer to "can a rewrite change this?"), the rewrite of a
+framework's own list, provider fields without removed calls, tool_raised, hinted_safety
+and Layers.for_tools."""
 
 from __future__ import annotations
 
@@ -8,18 +10,24 @@ import dataclasses
 import gc
 import threading
 
-from toolerr import Message, ToolCall, ToolErrorLayer, Verdict
+import pytest
+from toolerr import FailureLedger, Message, ToolCall, ToolErrorLayer, ToolLoopError, Verdict
 from toolerr.adapters import (
     CALL_BLOCK_TYPES,
+    Layers,
     TextVerdicts,
     chat_raw_arguments,
     decision_step_failed,
+    hinted_safety,
     invalid_call_verdict,
     origin_of,
     restore_objects,
+    rewrite_objects,
     rewrite_tail,
+    tool_raised,
     weak_origin,
     without_call_blocks,
+    without_chat_calls,
 )
 
 TEXT = "Error: HTTPStatusError: upstream said no"
@@ -234,3 +242,83 @@ def test_without_call_blocks_drops_only_the_blocks_of_calls_not_kept() -> None:
     assert without_call_blocks(blocks, {"c1"}) == [text, blocks[1], "plain text"]
     assert without_call_blocks(blocks, {"c2", "c3"}) == [text, blocks[2], blocks[3], "plain text"]
     assert "server_tool_call" in CALL_BLOCK_TYPES
+
+
+def test_rewrite_objects_gives_the_new_objects_and_the_ledger_only_when_something_changed() -> None:
+    layer = ToolErrorLayer()
+    restored: list[int] = []
+
+    def restore(messages: list[Message], given: list[Message]) -> list[object]:
+        restored.append(len(given))
+        return restore_objects(messages, given, lambda message, before, origin: message.content)
+
+    calm = [_Item("user", "go"), _Item("assistant", "", "c1"), _Item("tool", "sunny", "c1")]
+    assert rewrite_objects(layer, calm, lambda item: item.role, _neutral, restore) == (None, None)
+    failed = [
+        *calm[:2],
+        _Item("tool", "Error: ConnectionRefusedError: [Errno 111] refused", "c1", error=True),
+    ]
+    out, ledger = rewrite_objects(layer, failed, lambda item: item.role, _neutral, restore)
+    assert out is not None and ledger is not None and restored == [3]
+    assert out[:2] == failed[:2] and out[0] is failed[0]  # unchanged: the very objects
+    assert isinstance(ledger, FailureLedger)
+
+
+# -- without_chat_calls, tool_raised, hinted_safety, Layers.for_tools -------------------------
+
+
+def test_without_chat_calls_keeps_the_order_of_the_fields_and_drops_an_empty_list() -> None:
+    fields = {"a": 1, "tool_calls": [{"id": "c1"}, {"id": "c2"}, "junk"], "z": 2}
+    kept = without_chat_calls(fields, {"c2"})
+    assert kept == {"a": 1, "tool_calls": [{"id": "c2"}, "junk"], "z": 2}
+    assert kept is not None and list(kept) == ["a", "tool_calls", "z"]
+    assert without_chat_calls({"a": 1, "tool_calls": [{"id": "c1"}]}, set()) == {"a": 1}
+    assert without_chat_calls({"a": 1}, set()) is None
+    assert fields["tool_calls"] == [{"id": "c1"}, {"id": "c2"}, "junk"]  # not changed
+
+
+class _Interrupt(Exception):
+    """A framework's control flow, raised through a tool."""
+
+
+def test_tool_raised_catches_a_tools_exception_and_lets_control_flow_leave() -> None:
+    with tool_raised() as raised:
+        raise KeyError("missing")
+    assert isinstance(raised.error, KeyError)
+    with tool_raised() as raised:
+        pass
+    assert raised.error is None
+    leaving = [
+        _Interrupt("x"),
+        ValueError("resume"),
+        ToolLoopError.__new__(ToolLoopError),
+        KeyboardInterrupt(),
+    ]
+    for error in leaving:
+        with pytest.raises(type(error)), tool_raised((_Interrupt,), lambda e: str(e) == "resume"):
+            raise error
+
+
+def test_hinted_safety_reads_hints_at_the_top_level_or_under_annotations_only() -> None:
+    assert hinted_safety({"readOnlyHint": True}) == "read_only"
+    assert hinted_safety({"annotations": {"idempotentHint": True}}) == "idempotent"
+    assert hinted_safety({"destructiveHint": True}) == "unsafe"
+    assert hinted_safety({"toolerr_safety": "read_only"}) is None
+    assert hinted_safety(None) is None and hinted_safety(["readOnlyHint"]) is None
+
+
+class _Tool:
+    def __init__(self, name: object, metadata: object) -> None:
+        self.name, self.metadata = name, metadata
+
+
+def test_layers_for_tools_derives_the_safety_the_tools_declare() -> None:
+    base = ToolErrorLayer(tool_safety={"fetch": "unsafe"})
+    layers = Layers(base)
+    assert layers.for_tools([_Tool("x", None), _Tool(None, {"toolerr_safety": "read_only"})]) is base
+    layer = layers.for_tools([_Tool("get", {"toolerr_safety": "read_only"}), _Tool("fetch", {})])
+    assert layer is not base and layer.policy.tool_safety["get"] == "read_only"
+    assert layer.policy.tool_safety["fetch"] == "unsafe"
+    hinted = layers.for_tools([_Tool("get", {"readOnlyHint": True})], hinted_safety)
+    assert hinted.policy.tool_safety["get"] == "read_only"
+    assert layers.for_tools([_Tool("get", {"readOnlyHint": True})]) is base  # not read by default

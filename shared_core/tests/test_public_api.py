@@ -153,6 +153,10 @@ KIT_NAMES = [
     "hidden_retries_of",
     "CheckpointBackend",
     "SharedCheckpoints",
+    "hinted_safety",
+    "rewrite_objects",
+    "tool_raised",
+    "without_chat_calls",
 ]
 
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import threading
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import Any, cast
 
@@ -302,6 +302,21 @@ class Layers:
             layer.shared_checkpoints = base.shared_checkpoints
             self._kept.put(key, (base.policy, base.on_record, layer))
             return layer
+
+    def for_tools(
+        self, tools: Iterable[Any], declared: Callable[[Any], ToolSafety | None] | None = None
+    ) -> ToolErrorLayer:
+        """The adapter's layer with the safety a request's own ``tools`` declare in their
+        ``metadata`` (``declared``, default :func:`declared_safety`; a tool without a
+        ``str`` ``name`` declares nothing)."""
+        read = declared_safety if declared is None else declared
+        safety = {
+            tool.name: kind
+            for tool in tools
+            if isinstance(getattr(tool, "name", None), str)
+            and (kind := read(getattr(tool, "metadata", None))) is not None
+        }
+        return self.get(safety=safety)
 
 
 _FRAMEWORK_VERDICTS: dict[tuple[str, str], Verdict] = {

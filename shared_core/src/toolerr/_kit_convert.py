@@ -10,6 +10,7 @@ from typing import Any
 
 from ._kit import decision_step_failed
 from ._layer import ToolErrorLayer
+from ._ledger import FailureLedger
 from ._records import Rewrite
 from ._types import Message
 
@@ -18,9 +19,11 @@ __all__ = [
     "chat_raw_arguments",
     "origin_of",
     "restore_objects",
+    "rewrite_objects",
     "rewrite_tail",
     "weak_origin",
     "without_call_blocks",
+    "without_chat_calls",
 ]
 
 
@@ -80,6 +83,37 @@ def rewrite_tail(
         return None
     converted = convert(items[: start - 1]) + tail
     return converted, layer.rewrite(converted, run=run)
+
+
+def rewrite_objects(
+    layer: ToolErrorLayer,
+    items: Sequence[Any],
+    role_of: Callable[[Any], str],
+    convert: Callable[[Sequence[Any]], list[Message]],
+    restore: Callable[[list[Message], list[Message]], list[Any]],
+    *,
+    run: object | None = None,
+) -> tuple[list[Any] | None, FailureLedger | None]:
+    """:func:`rewrite_tail` mapped back to the framework's objects, for one model call.
+    Raises what conversion raises: call it inside :class:`~toolerr.adapters.fail_open`.
+
+    Args:
+        layer, items, role_of, convert, run: as :func:`rewrite_tail`.
+        restore: the framework's objects for the rewrite's messages and the neutral list
+            it was given (:func:`restore_objects` with the adapter's ``rebuild``).
+
+    Returns:
+        The new list (``None`` when nothing changed: the caller keeps its own) and the
+        failed-call ledger when the decision step failed (what a decoder should ban,
+        including calls the form removed from the model's view).
+    """
+    rewritten = rewrite_tail(layer, items, role_of, convert, run=run)
+    if rewritten is None:
+        return None, None
+    converted, result = rewritten
+    if not result.changed:
+        return None, result.ledger
+    return restore(result.messages, converted), result.ledger
 
 
 def restore_objects(
@@ -169,3 +203,28 @@ def without_call_blocks(blocks: Sequence[Any], kept_ids: Collection[Any]) -> lis
             and (block.get("id") or block.get("call_id")) not in kept_ids
         )
     ]
+
+
+def without_chat_calls(fields: Mapping[str, Any], kept_ids: Collection[Any]) -> dict[str, Any] | None:
+    """A copy of a message's provider fields whose OpenAI-chat-style ``tool_calls`` list
+    (see :func:`chat_raw_arguments`) keeps only the calls of ``kept_ids``, so that no raw
+    call is left without its parsed one (LangChain's ``additional_kwargs``).
+
+    Args:
+        fields: the provider fields; entries of ``tool_calls`` that are not mappings are kept.
+        kept_ids: the ids of the calls the message keeps.
+
+    Returns:
+        The new fields, without ``tool_calls`` when none is left; ``None`` when ``fields``
+        holds no ``tool_calls`` list (nothing to change).
+    """
+    wire_calls = fields.get("tool_calls")
+    if not isinstance(wire_calls, list):
+        return None
+    remaining = [c for c in wire_calls if not isinstance(c, Mapping) or c.get("id") in kept_ids]
+    changed = dict(fields)
+    if remaining:
+        changed["tool_calls"] = remaining
+    else:
+        del changed["tool_calls"]
+    return changed

@@ -10,7 +10,8 @@ the run's ledger count them.
 
 :func:`call_with_retries` and :func:`acall_with_retries` are the one sync and one async
 helper adapters call where they run the tool; ``auto_retry=0`` (the default) runs the call
-once, exactly as without them.
+once, exactly as without them. :class:`tool_raised` catches what the call raised at last,
+for the adapter's error result.
 """
 
 from __future__ import annotations
@@ -22,14 +23,23 @@ import threading
 import time
 import weakref
 from collections.abc import Awaitable, Callable
+from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ._failopen import log_swallowed
+from ._loop import ToolLoopError
 
 if TYPE_CHECKING:
     from ._layer import ToolErrorLayer
 
-__all__ = ["BACKOFF_BASE", "acall_with_retries", "call_with_retries", "hidden_retries_of", "retry_wait"]
+__all__ = [
+    "BACKOFF_BASE",
+    "acall_with_retries",
+    "call_with_retries",
+    "hidden_retries_of",
+    "retry_wait",
+    "tool_raised",
+]
 
 T = TypeVar("T")
 
@@ -218,3 +228,43 @@ async def acall_with_retries(
             continue
         _done(name, retries, None)
         return result
+
+
+class tool_raised:
+    """Catch the exception a tool raised, to answer it with an error result: an adapter's
+    one catch-all where it runs the tool (the feature, not a fail-open), for its sync and
+    its async hook alike::
+
+        with tool_raised(passes=(Interrupt,)) as raised:
+            return run_the_tool()
+        return error_result(raised.error)  # reached only when the tool raised
+
+    :class:`~toolerr.ToolLoopError`, exceptions that are not ``Exception`` (cancellation,
+    exit), the ``passes`` types and those ``passes_if`` accepts (a framework's control
+    flow) leave unchanged.
+    """
+
+    __slots__ = ("error", "passes", "passes_if")
+
+    def __init__(
+        self,
+        passes: tuple[type[BaseException], ...] = (),
+        passes_if: Callable[[BaseException], bool] | None = None,
+    ) -> None:
+        self.passes = passes
+        self.passes_if = passes_if
+        self.error: Exception | None = None
+        """The exception caught (``None``: the block ran to its end or returned)."""
+
+    def __enter__(self) -> tool_raised:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
+    ) -> bool:
+        if not isinstance(error, Exception) or isinstance(error, (ToolLoopError, *self.passes)):
+            return False
+        if self.passes_if is not None and self.passes_if(error):
+            return False
+        self.error = error
+        return True

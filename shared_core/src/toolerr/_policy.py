@@ -328,3 +328,19 @@ def safety_from_annotations(annotations: Any) -> ToolSafety | None:
     if read("readOnlyHint", "read_only_hint") is False or read("destructiveHint", "destructive_hint") is True:
         return "unsafe"
     return None
+
+
+def hinted_safety(metadata: Any) -> ToolSafety | None:
+    """The retry safety that MCP-style hints declare in a tool's metadata, at its top level
+    (as langchain-mcp-adapters copies an MCP tool's annotations) or under ``annotations``;
+    no ``toolerr_safety`` key (:func:`toolerr.adapters.declared_safety` reads one).
+
+    Args:
+        metadata: the tool's metadata (anything that is not a mapping declares nothing).
+
+    Returns:
+        The declared safety, or ``None``.
+    """
+    if not isinstance(metadata, Mapping):
+        return None
+    return safety_from_annotations(metadata) or safety_from_annotations(metadata.get("annotations"))

@@ -81,18 +81,27 @@ from ._kit_convert import (
     chat_raw_arguments,
     origin_of,
     restore_objects,
+    rewrite_objects,
     rewrite_tail,
     weak_origin,
     without_call_blocks,
+    without_chat_calls,
 )
-from ._kit_retry import acall_with_retries, call_with_retries, hidden_retries_of
+from ._kit_retry import acall_with_retries, call_with_retries, hidden_retries_of, tool_raised
 from ._kit_trail import RunTrail
 from ._layer import records_of
 from ._ledger import RepeatReport
 from ._loop import LoopDecision, decide_loop
 from ._lru import LRUCache
 from ._notes import GUIDANCE, GUIDANCE_CHECK_FIRST, NOTE_PREFIX, NoteParts
-from ._policy import POLICY_OPTIONS, FormSpec, ProfileSpec, resolve_forms, safety_from_annotations
+from ._policy import (
+    POLICY_OPTIONS,
+    FormSpec,
+    ProfileSpec,
+    hinted_safety,
+    resolve_forms,
+    safety_from_annotations,
+)
 from ._profile_file import PROFILE_FORMAT
 from ._render import format_arguments, guidance_for, render_abstract, render_note
 from ._reuse import ConversionCache
@@ -178,6 +187,7 @@ __all__ = [
     "guard_call",
     "guidance_for",
     "hidden_retries_of",
+    "hinted_safety",
     "invalid_call_verdict",
     "normalise_client",
     "openai_chat_to_messages",
@@ -195,10 +205,13 @@ __all__ = [
     "resolve_forms",
     "responses_to_messages",
     "restore_objects",
+    "rewrite_objects",
     "rewrite_tail",
     "safety_from_annotations",
     "shown_failure",
+    "tool_raised",
     "weak_origin",
     "wire_report",
     "without_call_blocks",
+    "without_chat_calls",
 ]

@@ -29,9 +29,10 @@ from toolerr.adapters import (
     chat_raw_arguments,
     invalid_call_verdict,
     restore_objects,
-    rewrite_tail,
+    rewrite_objects,
     weak_origin,
     without_call_blocks,
+    without_chat_calls,
 )
 from toolerr.adapters import origin_of as origin_of  # the kit's, read where conversions are
 
@@ -51,6 +52,9 @@ INVALID_CALL_VERDICT = invalid_call_verdict(CLIENT)
 
 TEXT_VERDICTS = TextVerdicts()
 """Verdicts :func:`toolerr_langchain.handle_tool_errors` learned, by graph run and result text."""
+
+CLASSIFIER = ToolErrorLayer(client=CLIENT)
+"""Classifies the exceptions of ``handle_tool_errors`` and ``retry_on`` (the default policy)."""
 
 
 # -- verdicts kept on messages ----------------------------------------------------------
@@ -241,14 +245,8 @@ def _rebuilt_assistant(original: AIMessage, converted: Message, kept: Sequence[T
     invalid = [original.invalid_tool_calls[index - count] for index in chosen if index >= count]
     kept_ids = {call.get("id") for call in (*valid, *invalid)}
     update: dict[str, Any] = {"tool_calls": valid, "invalid_tool_calls": invalid}
-    raw_calls = original.additional_kwargs.get("tool_calls")
-    if isinstance(raw_calls, list):
-        remaining = [c for c in raw_calls if not isinstance(c, Mapping) or c.get("id") in kept_ids]
-        additional = dict(original.additional_kwargs)
-        if remaining:
-            additional["tool_calls"] = remaining
-        else:
-            additional.pop("tool_calls", None)
+    additional = without_chat_calls(original.additional_kwargs, kept_ids)
+    if additional is not None:
         update["additional_kwargs"] = additional
     if isinstance(original.content, list):
         update["content"] = without_call_blocks(original.content, kept_ids)
@@ -300,17 +298,10 @@ def _rebuilt(message: Message, before: Message | None, origin: Any) -> Any:
 def rewrite_and_ledger(
     layer: ToolErrorLayer, messages: Sequence[Any], run: object | None = None
 ) -> tuple[list[Any] | None, FailureLedger | None]:
-    """Apply the layer's form to a LangChain message list for one model call: the new list
-    (``None`` when nothing changed: the caller keeps its own) and the failed-call ledger
-    when the decision step failed (what a decoder should ban, including calls the form
-    removed from the model's view). Raises what conversion raises: callers fail open."""
-    rewritten = rewrite_tail(layer, messages, _role, conversation, run=run)
-    if rewritten is None:
-        return None, None
-    converted, result = rewritten
-    if not result.changed:
-        return None, result.ledger
-    return from_toolerr(result.messages, converted), result.ledger
+    """:func:`toolerr.adapters.rewrite_objects` for a LangChain message list: the new list
+    (``None`` when nothing changed) and the failed-call ledger when the decision step
+    failed. Raises what conversion raises: callers fail open."""
+    return rewrite_objects(layer, messages, _role, conversation, from_toolerr, run=run)
 
 
 def _role(message: Any) -> str:

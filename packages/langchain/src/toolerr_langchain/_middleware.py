@@ -5,7 +5,6 @@ middleware) and, for users who build their own graph, :func:`handle_tool_errors`
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, cast
 
 from langchain.agents.middleware.types import (
@@ -19,7 +18,7 @@ from langchain.agents.middleware.types import (
 from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.errors import GraphBubbleUp
 from langgraph.prebuilt.tool_node import ToolInvocationError
-from toolerr import DetectionRecord, Policy, ToolErrorLayer, ToolLoopError
+from toolerr import DetectionRecord, Policy, ToolErrorLayer
 from toolerr.adapters import (
     ConversationRun,
     Layers,
@@ -29,11 +28,13 @@ from toolerr.adapters import (
     fail_open,
     failure_of,
     guard_call,
-    safety_from_annotations,
+    hinted_safety,
     shown_failure,
+    tool_raised,
 )
 
 from ._messages import (
+    CLASSIFIER,
     CLIENT,
     TEXT_VERDICTS,
     conversation,
@@ -51,7 +52,6 @@ if TYPE_CHECKING:
     from langchain_core.tools import BaseTool
     from langgraph.types import Command
     from toolerr import FailureLedger, PolicyOptions
-    from toolerr.adapters import ToolSafety
     from typing_extensions import Unpack
 
     OnError = Callable[[Exception, ToolCallRequest], "str | list[ContentBlock] | None"]
@@ -88,33 +88,8 @@ def default_error_content(exc: BaseException) -> str:
     return f"Error: {exception_text(exc)}"
 
 
-class _ToolRaised:
-    """Catches the exception a tool raised, to answer it with an error result: the
-    package's one catch-all (the feature, not a fail-open), for the sync and async hook.
-    LangGraph's control flow (interrupts, an invalid resume) and ToolLoopError pass."""
-
-    error: Exception | None = None
-
-    def __enter__(self) -> _ToolRaised:
-        return self
-
-    def __exit__(self, kind: Any, error: BaseException | None, tb: TracebackType | None) -> bool:
-        if isinstance(error, Exception) and not isinstance(error, (GraphBubbleUp, ToolLoopError)):
-            self.error = None if is_invalid_resume(error) else error
-        return self.error is not None
-
-
 _NOT_RETRIED = (GraphBubbleUp, ToolInvocationError)
 """LangGraph's own signals (an interrupt, invalid arguments): never re-run hidden."""
-
-
-def _tool_safety(tool: Any) -> ToolSafety | None:
-    """Safety declared in a tool's metadata: MCP-style hints at the top level (as
-    langchain-mcp-adapters copies them) or under ``annotations``."""
-    metadata = getattr(tool, "metadata", None)
-    if not isinstance(metadata, Mapping):
-        return None
-    return safety_from_annotations(metadata) or safety_from_annotations(metadata.get("annotations"))
 
 
 def _state_messages(state: Any) -> Sequence[Any]:
@@ -195,15 +170,10 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
 
     def _layer_for(self, tools: Sequence[Any]) -> ToolErrorLayer:
         """This middleware's layer with the safety that a request's own tools declare in
-        their metadata (the user's explicit ``tool_safety`` wins)."""
+        their metadata (MCP-style hints; the user's explicit ``tool_safety`` wins)."""
         if self._layers.layer is not self.layer:
             self._layers = Layers(self.layer)
-        declared = {
-            tool.name: safety
-            for tool in tools
-            if isinstance(getattr(tool, "name", None), str) and (safety := _tool_safety(tool)) is not None
-        }
-        return self._layers.get(safety=declared)
+        return self._layers.for_tools(tools, hinted_safety)
 
     def _model_request(self, request: ModelRequest[ContextT]) -> ModelRequest[ContextT]:
         """The request with the form applied to its messages (or the request itself).
@@ -247,39 +217,35 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
     # -- tool calls ------------------------------------------------------------------------
 
     def _before(self, request: ToolCallRequest) -> tuple[str | None, ToolMessage | None]:
-        """The tool's name (``None``: not a tool this middleware handles) and, for a
-        repeat of a failed call that must not run, its answer."""
+        """The tool's name (``None``: not a tool this middleware handles) and, with loop
+        action ``block``/``stop`` or the idempotency guard, the runtime result for a repeat
+        of a failed call that must not run (``None``: run it). ``stop`` raises ToolLoopError."""
         name = request.tool.name if request.tool is not None else str(request.tool_call.get("name"))
         if self._tool_filter is not None and name not in self._tool_filter:
             return None, None
-        return name, self._blocked(request, name)
-
-    def _blocked(self, request: ToolCallRequest, tool_name: str) -> ToolMessage | None:
-        """With loop action ``block``/``stop``: the runtime result for a repeat of a failed
-        call that must not run (``None``: run it). ``stop`` raises ToolLoopError."""
         if not self.layer.policy.checks_calls:
-            return None  # nothing is blocked: no closure, no run scope, no call
+            return name, None  # nothing is blocked: no closure, no run scope, no call
         if self.layer.policy.loop_action == "note":  # only the idempotency guard can answer
-            with fail_open(f"checking a call to {tool_name!r} for repeats", "the call runs"):
-                if not self._unknown_outcome_last(_state_messages(request.state), tool_name):
-                    return None  # the latest result is no unknown outcome of the tool
+            with fail_open(f"checking a call to {name!r} for repeats", "the call runs"):
+                if not self._unknown_outcome_last(_state_messages(request.state), name):
+                    return name, None  # the latest result is no unknown outcome of the tool
         call = request.tool_call
         call_id, scope = call.get("id"), ConversationRun()  # a run scope of this call alone
 
         def ledger() -> FailureLedger | None:
             messages = _state_messages(request.state)
-            if not _called_before(messages, tool_name, call_id) and self.layer.policy.progress is None:
+            if not _called_before(messages, name, call_id) and self.layer.policy.progress is None:
                 return None  # nothing to repeat (and no stall): no need to replay the conversation
             return self.layer.replay(conversation(messages, neutral), run=scope)[0]
 
-        layer = self._tool_layer(request)  # the tool's declared safety: the idempotency guard
-        blocked = guard_call(layer, tool_name, call.get("args", {}), call_id, ledger=ledger, run=scope)
+        layer = self._layer_for([request.tool])  # the tool's declared safety: the idempotency guard
+        blocked = guard_call(layer, name, call.get("args", {}), call_id, ledger=ledger, run=scope)
         if blocked is None:
-            return None
-        with fail_open(f"answering a blocked repeat of {tool_name}", "the call runs"):
-            message = ToolMessage(blocked.text, tool_call_id=call_id or "", name=tool_name, status="error")
-            return with_verdict(message, blocked.verdict)
-        return None
+            return name, None
+        with fail_open(f"answering a blocked repeat of {name}", "the call runs"):
+            message = ToolMessage(blocked.text, tool_call_id=call_id or "", name=name, status="error")
+            return name, with_verdict(message, blocked.verdict)
+        return name, None
 
     def _unknown_outcome_last(self, messages: Sequence[Any], tool_name: str) -> bool:
         """Whether the conversation's latest tool result is a failure of ``tool_name`` whose
@@ -293,10 +259,6 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
                 verdict = verdict_of(message) or self.layer.inspect(to_toolerr(message))
                 return verdict.outcome == "unknown_outcome"
         return False
-
-    def _tool_layer(self, request: ToolCallRequest) -> ToolErrorLayer:
-        """The layer with the safety the request's tool declares in its metadata."""
-        return self._layer_for([request.tool]) if request.tool is not None else self.layer
 
     def _annotated(self, result: Any, tool_name: str) -> Any:
         """An error ``ToolMessage`` that LangChain built (argument validation, unknown
@@ -341,13 +303,9 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
         tool_name, blocked = self._before(request)
         if tool_name is None or blocked is not None:
             return handler(request) if blocked is None else blocked
-        with _ToolRaised() as raised:
-            if self.layer.policy.auto_retry:  # hidden retries of a turned-away call
-                result = call_with_retries(
-                    self._tool_layer(request), tool_name, lambda: handler(request), never=_NOT_RETRIED
-                )
-            else:
-                result = handler(request)
+        with tool_raised((GraphBubbleUp,), is_invalid_resume) as raised:
+            layer = self._layer_for([request.tool]) if self.layer.policy.auto_retry else self.layer
+            result = call_with_retries(layer, tool_name, lambda: handler(request), never=_NOT_RETRIED)
             return cast("ToolMessage | Command[Any]", self._annotated(result, tool_name))
         exc = cast("Exception", raised.error)
         return self._error_result(exc, self._content(exc, request), request, tool_name)
@@ -361,14 +319,9 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
         tool_name, blocked = self._before(request)
         if tool_name is None or blocked is not None:
             return await handler(request) if blocked is None else blocked
-        with _ToolRaised() as raised:
-            if self.layer.policy.auto_retry:  # hidden retries of a turned-away call
-                layer = self._tool_layer(request)
-                result = await acall_with_retries(
-                    layer, tool_name, lambda: handler(request), never=_NOT_RETRIED
-                )
-            else:
-                result = await handler(request)
+        with tool_raised((GraphBubbleUp,), is_invalid_resume) as raised:
+            layer = self._layer_for([request.tool]) if self.layer.policy.auto_retry else self.layer
+            result = await acall_with_retries(layer, tool_name, lambda: handler(request), never=_NOT_RETRIED)
             return cast("ToolMessage | Command[Any]", self._annotated(result, tool_name))
         exc = cast("Exception", raised.error)
         content = (
@@ -391,9 +344,6 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
             with loop action ``stop``.
         """
         return rewrite_messages(messages, layer=self.layer)
-
-
-_CLASSIFIER = ToolErrorLayer(client=CLIENT)
 
 
 def handle_tool_errors(e: Exception) -> str:
@@ -419,7 +369,7 @@ def handle_tool_errors(e: Exception) -> str:
     with fail_open("classifying a ToolNode exception", "the error result goes out unclassified"):
         run = graph_run()
         if run is not None:
-            TEXT_VERDICTS.put(run, content, _CLASSIFIER.inspect_exception(e, text=content))
+            TEXT_VERDICTS.put(run, content, CLASSIFIER.inspect_exception(e, text=content))
     return content
 
 

@@ -18,14 +18,11 @@ the exception object); this module holds no rule of its own.
 
 from __future__ import annotations
 
-from toolerr import ToolErrorLayer
 from toolerr.adapters import fail_open
 
-from ._messages import CLIENT
+from ._messages import CLASSIFIER
 
 __all__ = ["retry_on"]
-
-_CLASSIFIER = ToolErrorLayer(client=CLIENT)
 
 
 def retry_on(exc: Exception) -> bool:
@@ -49,6 +46,6 @@ def retry_on(exc: Exception) -> bool:
         Whether to retry.
     """
     with fail_open("classifying an exception for ToolRetryMiddleware", "it is not retried"):
-        verdict = _CLASSIFIER.inspect_exception(exc)
+        verdict = CLASSIFIER.inspect_exception(exc)
         return verdict.kind == "transient" and verdict.outcome == "not_executed"
     return False

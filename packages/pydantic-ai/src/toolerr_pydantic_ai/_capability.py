@@ -36,7 +36,6 @@ from toolerr.adapters import (
     RunSnapshot,
     acall_with_retries,
     clean_text,
-    declared_safety,
     fail_open,
     failure_of,
     framework_verdict,
@@ -129,9 +128,7 @@ class ToolErrors(AbstractCapability[Any]):
         """The form applied to this request's messages; the history is not changed.
         Fails open; raises :class:`toolerr.ToolLoopError` only for loop action ``stop``."""
         with fail_open("rewriting the model request"):
-            tools = request_context.model_request_parameters.function_tools
-            safety = {t.name: s for t in tools if (s := declared_safety(t.metadata)) is not None}
-            layer = self._layers.get(safety=safety)
+            layer = self._layers.for_tools(request_context.model_request_parameters.function_tools)
             run = self._scope(ctx)[1]
             conversation = to_conversation(request_context.messages, self._cache)
             if self._per_run:
