@@ -250,3 +250,49 @@ def test_loop_action_stop_answers_the_request_with_the_reason(echo: Echo) -> Non
     assert response.status_code == 400
     assert response.json()["error"]["message"].startswith("toolerr stopped the run: ")
     assert echo.seen == []  # never forwarded
+
+
+REMINDER = "<system-reminder>\n<total_tokens>14999985 tokens left</total_tokens>\n</system-reminder>"
+
+
+@pytest.mark.parametrize("shape", ["string", "blocks"])
+def test_the_clis_reminder_on_a_result_is_not_read_as_the_failure(echo: Echo, shape: str) -> None:
+    """The CLI appends a ``<system-reminder>`` to the latest tool result (after a string; as
+    a block after a newline): the note restates the tool's error without it, and the result
+    reaches the model as the CLI sent it."""
+    error = "PermissionError: [Errno 13] Permission denied: '/x'"
+    content: Any = (
+        f"{error}\n\n{REMINDER}"
+        if shape == "string"
+        else [{"type": "text", "text": f"{error}\n"}, {"type": "text", "text": REMINDER}]
+    )
+    result = {**FAILED[2]["content"][0], "content": content}
+    messages = [*FAILED[:2], {"role": "user", "content": [result]}]
+
+    async def main() -> None:
+        async with ToolErrorRecovery() as recovery, httpx.AsyncClient() as client:
+            base = _base(recovery.options(ClaudeAgentOptions(env={"ANTHROPIC_BASE_URL": echo.url})))
+            await client.post(f"{base}/v1/messages", content=json.dumps({"messages": messages}).encode())
+
+    asyncio.run(main())
+    sent = json.loads(echo.seen[-1][3])
+    shown, note = sent["messages"][2]["content"]
+    assert shown == result
+    assert note["text"].endswith(f"failed with: {error}\n\n{UNRECOVERABLE}")
+    assert "system-reminder" not in note["text"]
+
+
+def test_the_clis_reminder_stays_with_a_result_the_note_changes(echo: Echo) -> None:
+    """Form C1 appends the guidance to the result: the CLI's reminder stays at its end."""
+    error = "PermissionError: [Errno 13] Permission denied: '/x'"
+    result = {**FAILED[2]["content"][0], "content": f"{error}\n\n{REMINDER}"}
+    messages = [*FAILED[:2], {"role": "user", "content": [result]}]
+
+    async def main() -> None:
+        async with ToolErrorRecovery(form="c1") as recovery, httpx.AsyncClient() as client:
+            base = _base(recovery.options(ClaudeAgentOptions(env={"ANTHROPIC_BASE_URL": echo.url})))
+            await client.post(f"{base}/v1/messages", content=json.dumps({"messages": messages}).encode())
+
+    asyncio.run(main())
+    [shown] = json.loads(echo.seen[-1][3])["messages"][2]["content"]
+    assert shown["content"] == f"{error}\n{UNRECOVERABLE}\n\n{REMINDER}"

@@ -117,6 +117,8 @@ def test_each_kind_reaches_the_model_byte_exact(
         assert result["tool_use_id"] == f"toolu_{assistants}"
         error = result["content"]
         assert isinstance(error, str) and error.startswith(head)
+        # the note restates the tool's error, not the reminder the CLI appends to the result
+        error = error.split("\n\n<system-reminder>", 1)[0]
         assert note == {"type": "text", "text": _note(tool, arguments, error, guidance)}
 
 

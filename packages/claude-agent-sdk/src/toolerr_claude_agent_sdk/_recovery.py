@@ -32,6 +32,7 @@ from toolerr.adapters import (
 )
 
 from ._relay import Refusal, Relay
+from ._reminders import with_reminders, without_reminders
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -242,16 +243,18 @@ class ToolErrorRecovery:
             messages = data.get("messages") if isinstance(data, dict) else None
             if not isinstance(messages, list):
                 return body
+            # the CLI's reminder on the latest result is not the tool's output: set aside
+            bare, cuts = without_reminders(messages)
             session = headers.get(SESSION_HEADER)
             if session and self.layer.policy.checks_calls:
-                self._snapshots.put(session, messages)
+                self._snapshots.put(session, bare)
             try:
-                result = toolerr.rewrite_wire("anthropic", messages, layer=self.layer, run=session or None)
+                result = toolerr.rewrite_wire("anthropic", bare, layer=self.layer, run=session or None)
             except ToolLoopError as stop:  # loop action "stop": the run ends with the reason
                 raise Refusal(400, str(stop)) from stop
             if not result.changed:
                 return body
-            data["messages"] = result.request
+            data["messages"] = with_reminders(result.request, cuts)
             return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         return body
 
