@@ -326,3 +326,33 @@ def test_a_wrapped_tool_is_classified_from_its_exception_object(
     result = _last_user(_step(upstream.loop_requests("OBJECT"), 1))[0]
     assert result["content"].startswith("PermissionError: [Errno 13] Permission denied: '/x'")
     assert any(r.kind == "unrecoverable" and r.tool == "mcp__kit__read_secret" for r in records)
+    # the verdict the wrapper made from the object (a failed result's hook: PostToolUseFailure)
+    assert [r.detection for r in records] == ["exception"]
+
+
+def test_auto_retry_reruns_a_wrapped_tool_before_the_model_sees_it(
+    upstream: FakeUpstream, busy: Status503, dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``auto_retry=2``: a real 503 is re-run twice, hidden; the model sees the third
+    failure, and its record counts the hidden retries."""
+    import toolerr._kit_retry as kit_retry
+
+    waits: list[float] = []
+
+    async def asleep(seconds: float) -> None:
+        waits.append(seconds)
+
+    monkeypatch.setattr(kit_retry, "_asleep", asleep)
+    records: list[toolerr.DetectionRecord] = []
+    executed: list[str] = []
+    upstream.scripts["RETRY"] = [[Use("toolu_1", "mcp__kit__fetch_status", {"page": "a"})], "done"]
+
+    async def main() -> None:
+        async with ToolErrorRecovery(auto_retry=2, on_record=records.append) as recovery:
+            tools = [recovery.tool(t) for t in kit_tools(busy.url, executed)]
+            await run("RETRY: fetch", recovery.options(base_options(upstream.url, *dirs, tools)))
+
+    asyncio.run(main())
+    assert executed == ["fetch_status"] * 3 and len(waits) == 2
+    [record] = records
+    assert (record.kind, record.detection, record.hidden_retries) == ("transient", "exception", 2)

@@ -24,6 +24,7 @@ from toolerr.adapters import (
     LRUCache,
     RunSnapshot,
     TextVerdicts,
+    acall_with_retries,
     anthropic_to_messages,
     content_text,
     fail_open,
@@ -52,6 +53,11 @@ SESSION_HEADER = "x-claude-code-session-id"
 """The request header that names the CLI's session: run state is keyed by it."""
 
 T = TypeVar("T")
+
+_TOOLS = ("toolerr_claude_agent_sdk", "tools")
+"""The scope of the verdicts of wrapped tools, by result text: a tool's handler does not
+know its session (the hooks that read them do; a text two exceptions gave with different
+verdicts gives none, and the result is classified from its text)."""
 
 
 class ToolErrorRecovery:
@@ -123,7 +129,8 @@ class ToolErrorRecovery:
         Returns:
             A copy whose ``env["ANTHROPIC_BASE_URL"]`` names the relay (in front of the
             upstream the options, the process or ``upstream`` named) and whose hooks hold
-            toolerr's ``PreToolUse`` and ``PostToolUse`` hooks after the options' own.
+            toolerr's ``PreToolUse``, ``PostToolUse`` and ``PostToolUseFailure`` hooks after the
+            options' own.
 
         Raises:
             RuntimeError: outside ``async with`` (the relay is not running).
@@ -143,9 +150,9 @@ class ToolErrorRecovery:
         hooks.setdefault("PreToolUse", []).append(
             HookMatcher(hooks=[cast("HookCallback", self._pre_tool_use)])
         )
-        hooks.setdefault("PostToolUse", []).append(
-            HookMatcher(hooks=[cast("HookCallback", self._post_tool_use)])
-        )
+        # a failed result (is_error) goes to PostToolUseFailure, a successful one to PostToolUse
+        for event in ("PostToolUse", "PostToolUseFailure"):
+            hooks.setdefault(event, []).append(HookMatcher(hooks=[cast("HookCallback", self._post_tool_use)]))
         return dataclasses.replace(options, env=env, hooks=hooks)
 
     def tool(self, sdk_tool: SdkMcpTool[T]) -> SdkMcpTool[T]:
@@ -167,12 +174,12 @@ class ToolErrorRecovery:
 
         @functools.wraps(handler)
         async def wrapped(arguments: T) -> dict[str, Any]:
-            try:
-                return await handler(arguments)
+            try:  # auto_retry: hidden reruns of a turned-away call before the model sees it
+                return await acall_with_retries(self.layer, name, lambda: handler(arguments))
             except Exception as exc:
                 with fail_open(f"classifying the exception of tool {name!r}", "the SDK shows str(exc)"):
                     failure = failure_of(self.layer, exc, tool=name)
-                    self._texts.put(None, failure.text, failure.verdict)
+                    self._texts.put(_TOOLS, failure.text, failure.verdict)
                     return {"content": [{"type": "text", "text": failure.text}], "is_error": True}
                 raise  # toolerr failed: the SDK answers as without it
 
@@ -219,14 +226,15 @@ class ToolErrorRecovery:
     async def _post_tool_use(
         self, data: Any, tool_use_id: str | None, context: HookContext
     ) -> dict[str, Any]:
-        """``PostToolUse``: a wrapped SDK tool's verdict, kept for its call id and text."""
+        """``PostToolUse`` and ``PostToolUseFailure`` (an ``is_error`` result, its text as
+        ``error``): a wrapped SDK tool's verdict, kept for its call id and text."""
         with fail_open("the PostToolUse hook", "the result is classified from its text"):
-            response = data.get("tool_response")
+            response = data.get("tool_response") if "tool_response" in data else data.get("error")
             call_id = str(data.get("tool_use_id") or tool_use_id or "") or None
             text = _response_text(response)
             if call_id is None or text is None:
                 return {}
-            verdict = self._texts.get(None, text)
+            verdict = self._texts.get(_TOOLS, text)
             if verdict is not None:
                 # the run scope of the relay's rewrite: this session's requests only
                 session = str(data.get("session_id") or "") or None
