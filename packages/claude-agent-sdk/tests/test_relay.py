@@ -296,3 +296,32 @@ def test_the_clis_reminder_stays_with_a_result_the_note_changes(echo: Echo) -> N
     asyncio.run(main())
     [shown] = json.loads(echo.seen[-1][3])["messages"][2]["content"]
     assert shown["content"] == f"{error}\n{UNRECOVERABLE}\n\n{REMINDER}"
+
+
+def test_a_refused_request_sent_again_is_refused_without_a_second_decision(echo: Echo) -> None:
+    """The CLI sends a request the relay refused again (re-serialised): it is refused with
+    the same reason, and ``on_loop`` hears of the stop once."""
+    repeat = [
+        FAILED[1],
+        {"role": "user", "content": [{**FAILED[2]["content"][0], "tool_use_id": "t2"}]},
+    ]
+    second = [*FAILED, {**repeat[0], "content": [{**FAILED[1]["content"][0], "id": "t2"}]}, repeat[1]]
+    stops: list[Exception] = []
+
+    async def main() -> list[httpx.Response]:
+        recovery = ToolErrorRecovery(loop_action="stop", on_loop=stops.append)
+        async with recovery, httpx.AsyncClient() as client:
+            base = _base(recovery.options(ClaudeAgentOptions(env={"ANTHROPIC_BASE_URL": echo.url})))
+            headers = {"x-claude-code-session-id": "s1"}
+            return [
+                await client.post(f"{base}/v1/messages", content=body, headers=headers)
+                for body in (
+                    json.dumps({"messages": second}).encode(),
+                    json.dumps({"messages": second}, indent=1).encode(),
+                )
+            ]
+
+    responses = asyncio.run(main())
+    assert [r.status_code for r in responses] == [400, 400]
+    assert responses[0].json() == responses[1].json()
+    assert len(stops) == 1 and echo.seen == []

@@ -262,6 +262,27 @@ def test_block_does_not_execute_an_identical_repeat(
     assert BLOCKED_PREFIX in text
 
 
+def test_stop_does_not_execute_an_identical_repeat(
+    upstream: FakeUpstream, busy: Status503, dirs: tuple[Path, Path]
+) -> None:
+    """Loop action ``stop``: the repeat is denied (it never runs) and the run ends."""
+    upstream.scripts["STOP"] = [
+        [Use("toolu_1", "mcp__kit__read_secret", {"path": "/srv/secret"})],
+        [Use("toolu_2", "mcp__kit__read_secret", {"path": "/srv/secret"})],
+        "gave up",
+    ]
+    executed: list[str] = []
+
+    async def main() -> None:
+        async with ToolErrorRecovery(loop_action="stop") as recovery:
+            tools = [recovery.tool(t) for t in kit_tools(busy.url, executed)]
+            await run("STOP: read twice", recovery.options(base_options(upstream.url, *dirs, tools)))
+
+    asyncio.run(main())
+    assert executed == ["read_secret"]
+    assert len(upstream.loop_requests("STOP")) == 2  # no model call after the stop
+
+
 def test_without_block_the_repeat_runs(
     upstream: FakeUpstream, busy: Status503, dirs: tuple[Path, Path]
 ) -> None:

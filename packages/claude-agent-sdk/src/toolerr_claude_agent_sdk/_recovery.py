@@ -98,6 +98,10 @@ class ToolErrorRecovery:
         # needs them (a request whose step runs no tool never pays for it)
         self._snapshots: LRUCache[str, RunSnapshot | list[Any]] = LRUCache(256)
         self._texts = TextVerdicts()
+        # the requests loop action "stop" refused, by session and length: the CLI sends a
+        # refused request again (re-serialised), refused again without a second decision
+        # (on_loop, the log); a resumed session's next request is longer
+        self._refused: LRUCache[tuple[str, int], str] = LRUCache(64)
 
     @property
     def policy(self) -> Policy:
@@ -210,17 +214,12 @@ class ToolErrorRecovery:
                     ledger=snapshot.ledger,
                     run=session,
                 )
-            except ToolLoopError as stop:  # loop action "stop": the CLI ends the run
-                return {"continue_": False, "stopReason": str(stop)}
+            except ToolLoopError as stop:  # loop action "stop": the call is denied, the run ends
+                # (``continue_`` alone ends the run after the call: the repeat would run)
+                return {"continue_": False, "stopReason": str(stop), **_deny(str(stop))}
             if blocked is None:
                 return {}
-            return {
-                "hookSpecificOutput": {
-                    "hookEventName": "PreToolUse",
-                    "permissionDecision": "deny",
-                    "permissionDecisionReason": blocked.text,
-                }
-            }
+            return _deny(blocked.text)
         return {}
 
     async def _post_tool_use(
@@ -251,20 +250,36 @@ class ToolErrorRecovery:
             messages = data.get("messages") if isinstance(data, dict) else None
             if not isinstance(messages, list):
                 return body
+            session = headers.get(SESSION_HEADER)
+            refused = self._refused.get((session, len(messages))) if session else None
+            if refused is not None:
+                raise Refusal(400, refused)
             # the CLI's reminder on the latest result is not the tool's output: set aside
             bare, cuts = without_reminders(messages)
-            session = headers.get(SESSION_HEADER)
             if session and self.layer.policy.checks_calls:
                 self._snapshots.put(session, bare)
             try:
                 result = toolerr.rewrite_wire("anthropic", bare, layer=self.layer, run=session or None)
             except ToolLoopError as stop:  # loop action "stop": the run ends with the reason
+                if session:
+                    self._refused.put((session, len(messages)), str(stop))
                 raise Refusal(400, str(stop)) from stop
             if not result.changed:
                 return body
             data["messages"] = with_reminders(result.request, cuts)
             return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         return body
+
+
+def _deny(reason: str) -> dict[str, Any]:
+    """A ``PreToolUse`` answer that keeps the call from running (the model reads ``reason``)."""
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+        }
+    }
 
 
 def _response_text(response: Any) -> str | None:
