@@ -3,6 +3,7 @@ runs in subprocesses), stalls, fingerprint epochs, same-result repeats, ``on_loo
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import subprocess
@@ -11,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from toolerr import Message, Policy, ToolCall, ToolErrorLayer, ToolLoopError
+from toolerr import Message, Policy, ToolCall, ToolErrorLayer, ToolLoopError, rewrite_wire
 from toolerr._failopen import forget_causes
 from toolerr._progress import SAME_RESULT_NOTE, STALL_NOTE, git_fingerprint
 
@@ -415,3 +416,32 @@ def test_a_changed_environment_does_not_lift_the_idempotency_guard() -> None:
     assert "check whether it did" in decision.reason
     other = layer.check_call("transfer_money", {"to": "acme", "amount": 11}, messages=messages)
     assert other.action == "allow"
+
+
+@pytest.mark.parametrize("wire", ["anthropic", "openai-chat"])
+def test_the_wire_rewrite_watches_progress_on_a_step_without_failure(wire: str) -> None:
+    """A relay's wire rewrite reaches the progress checks at a model call whose decision
+    step did not fail (its fast path used to return the request unchanged): the third
+    identical result gets the same-result note."""
+    layer = ToolErrorLayer()
+    request: list[dict[str, Any]] = [{"role": "user", "content": "Find the page."}]
+    rewritten = []
+    for number in range(3):
+        call = f"s{number}"
+        if wire == "anthropic":
+            use = {"type": "tool_use", "id": call, "name": "search", "input": {"q": "toolerr"}}
+            result = {"type": "tool_result", "tool_use_id": call, "content": "No results."}
+            request += [{"role": "assistant", "content": [use]}, {"role": "user", "content": [result]}]
+        else:
+            function = {"name": "search", "arguments": '{"q": "toolerr"}'}
+            request += [
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [{"id": call, "type": "function", "function": function}],
+                },
+                {"role": "tool", "tool_call_id": call, "content": "No results."},
+            ]
+        rewritten.append(rewrite_wire(wire, list(request), layer=layer))
+    assert [r.changed for r in rewritten] == [False, False, True]
+    assert SAME in json.dumps(rewritten[2].request[-1])

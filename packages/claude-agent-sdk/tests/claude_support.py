@@ -45,15 +45,19 @@ class Recorded:
 
 @dataclass
 class FakeUpstream:
-    """A fake ``/v1/messages``: the script is chosen by a marker in the first user message;
-    the turn by the number of assistant turns in the request."""
+    """A fake ``/v1/messages``: the script is chosen by a marker in the first user message
+    and the turn by the number of assistant turns in the request; or, for a path under a
+    route (``/run/<key>/...``: a base URL per run, :attr:`routes`), the turn by the number
+    of the route's model calls before it (a request toolerr rewrote may hold fewer turns)."""
 
     scripts: dict[str, list[Turn]] = field(default_factory=dict)
+    routes: dict[str, list[Turn]] = field(default_factory=dict)
     requests: list[Recorded] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         upstream = self
         self._lock = threading.Lock()
+        self._served: dict[str, int] = {}
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
@@ -99,17 +103,26 @@ class FakeUpstream:
             r for r in self.requests if r.path.startswith("/v1/messages") and _marker_of(r.json, [marker])
         ]
 
-    def _turn(self, request: Any) -> Turn:
-        marker = _marker_of(request, list(self.scripts))
-        if marker is None or "tools" not in request:
+    def _turn(self, request: Any, path: str) -> Turn:
+        if "tools" not in request:
             return "ok"
-        turns = self.scripts[marker]
-        index = sum(1 for m in request.get("messages", []) if m.get("role") == "assistant")
+        parts = path.split("/", 3)
+        if len(parts) > 3 and parts[1] == "run" and parts[2] in self.routes:
+            with self._lock:
+                index = self._served.get(parts[2], 0)
+                self._served[parts[2]] = index + 1
+            turns = self.routes[parts[2]]
+        else:
+            marker = _marker_of(request, list(self.scripts))
+            if marker is None:
+                return "ok"
+            turns = self.scripts[marker]
+            index = sum(1 for m in request.get("messages", []) if m.get("role") == "assistant")
         return turns[index] if index < len(turns) else "done"
 
     def _answer(self, handler: BaseHTTPRequestHandler, body: bytes) -> None:
         request = json.loads(body)
-        turn = self._turn(request)
+        turn = self._turn(request, handler.path)
         events = _events(turn)
         if request.get("stream"):
             data = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()

@@ -250,3 +250,78 @@ def test_loop_action_stop_answers_the_request_with_the_reason(echo: Echo) -> Non
     assert response.status_code == 400
     assert response.json()["error"]["message"].startswith("toolerr stopped the run: ")
     assert echo.seen == []  # never forwarded
+
+
+REMINDER = "<system-reminder>\n<total_tokens>14999985 tokens left</total_tokens>\n</system-reminder>"
+
+
+@pytest.mark.parametrize("shape", ["string", "blocks"])
+def test_the_clis_reminder_on_a_result_is_not_read_as_the_failure(echo: Echo, shape: str) -> None:
+    """The CLI appends a ``<system-reminder>`` to the latest tool result (after a string; as
+    a block after a newline): the note restates the tool's error without it, and the result
+    reaches the model as the CLI sent it."""
+    error = "PermissionError: [Errno 13] Permission denied: '/x'"
+    content: Any = (
+        f"{error}\n\n{REMINDER}"
+        if shape == "string"
+        else [{"type": "text", "text": f"{error}\n"}, {"type": "text", "text": REMINDER}]
+    )
+    result = {**FAILED[2]["content"][0], "content": content}
+    messages = [*FAILED[:2], {"role": "user", "content": [result]}]
+
+    async def main() -> None:
+        async with ToolErrorRecovery() as recovery, httpx.AsyncClient() as client:
+            base = _base(recovery.options(ClaudeAgentOptions(env={"ANTHROPIC_BASE_URL": echo.url})))
+            await client.post(f"{base}/v1/messages", content=json.dumps({"messages": messages}).encode())
+
+    asyncio.run(main())
+    sent = json.loads(echo.seen[-1][3])
+    shown, note = sent["messages"][2]["content"]
+    assert shown == result
+    assert note["text"].endswith(f"failed with: {error}\n\n{UNRECOVERABLE}")
+    assert "system-reminder" not in note["text"]
+
+
+def test_the_clis_reminder_stays_with_a_result_the_note_changes(echo: Echo) -> None:
+    """Form C1 appends the guidance to the result: the CLI's reminder stays at its end."""
+    error = "PermissionError: [Errno 13] Permission denied: '/x'"
+    result = {**FAILED[2]["content"][0], "content": f"{error}\n\n{REMINDER}"}
+    messages = [*FAILED[:2], {"role": "user", "content": [result]}]
+
+    async def main() -> None:
+        async with ToolErrorRecovery(form="c1") as recovery, httpx.AsyncClient() as client:
+            base = _base(recovery.options(ClaudeAgentOptions(env={"ANTHROPIC_BASE_URL": echo.url})))
+            await client.post(f"{base}/v1/messages", content=json.dumps({"messages": messages}).encode())
+
+    asyncio.run(main())
+    [shown] = json.loads(echo.seen[-1][3])["messages"][2]["content"]
+    assert shown["content"] == f"{error}\n{UNRECOVERABLE}\n\n{REMINDER}"
+
+
+def test_a_refused_request_sent_again_is_refused_without_a_second_decision(echo: Echo) -> None:
+    """The CLI sends a request the relay refused again (re-serialised): it is refused with
+    the same reason, and ``on_loop`` hears of the stop once."""
+    repeat = [
+        FAILED[1],
+        {"role": "user", "content": [{**FAILED[2]["content"][0], "tool_use_id": "t2"}]},
+    ]
+    second = [*FAILED, {**repeat[0], "content": [{**FAILED[1]["content"][0], "id": "t2"}]}, repeat[1]]
+    stops: list[Exception] = []
+
+    async def main() -> list[httpx.Response]:
+        recovery = ToolErrorRecovery(loop_action="stop", on_loop=stops.append)
+        async with recovery, httpx.AsyncClient() as client:
+            base = _base(recovery.options(ClaudeAgentOptions(env={"ANTHROPIC_BASE_URL": echo.url})))
+            headers = {"x-claude-code-session-id": "s1"}
+            return [
+                await client.post(f"{base}/v1/messages", content=body, headers=headers)
+                for body in (
+                    json.dumps({"messages": second}).encode(),
+                    json.dumps({"messages": second}, indent=1).encode(),
+                )
+            ]
+
+    responses = asyncio.run(main())
+    assert [r.status_code for r in responses] == [400, 400]
+    assert responses[0].json() == responses[1].json()
+    assert len(stops) == 1 and echo.seen == []

@@ -117,6 +117,8 @@ def test_each_kind_reaches_the_model_byte_exact(
         assert result["tool_use_id"] == f"toolu_{assistants}"
         error = result["content"]
         assert isinstance(error, str) and error.startswith(head)
+        # the note restates the tool's error, not the reminder the CLI appends to the result
+        error = error.split("\n\n<system-reminder>", 1)[0]
         assert note == {"type": "text", "text": _note(tool, arguments, error, guidance)}
 
 
@@ -260,6 +262,27 @@ def test_block_does_not_execute_an_identical_repeat(
     assert BLOCKED_PREFIX in text
 
 
+def test_stop_does_not_execute_an_identical_repeat(
+    upstream: FakeUpstream, busy: Status503, dirs: tuple[Path, Path]
+) -> None:
+    """Loop action ``stop``: the repeat is denied (it never runs) and the run ends."""
+    upstream.scripts["STOP"] = [
+        [Use("toolu_1", "mcp__kit__read_secret", {"path": "/srv/secret"})],
+        [Use("toolu_2", "mcp__kit__read_secret", {"path": "/srv/secret"})],
+        "gave up",
+    ]
+    executed: list[str] = []
+
+    async def main() -> None:
+        async with ToolErrorRecovery(loop_action="stop") as recovery:
+            tools = [recovery.tool(t) for t in kit_tools(busy.url, executed)]
+            await run("STOP: read twice", recovery.options(base_options(upstream.url, *dirs, tools)))
+
+    asyncio.run(main())
+    assert executed == ["read_secret"]
+    assert len(upstream.loop_requests("STOP")) == 2  # no model call after the stop
+
+
 def test_without_block_the_repeat_runs(
     upstream: FakeUpstream, busy: Status503, dirs: tuple[Path, Path]
 ) -> None:
@@ -324,3 +347,33 @@ def test_a_wrapped_tool_is_classified_from_its_exception_object(
     result = _last_user(_step(upstream.loop_requests("OBJECT"), 1))[0]
     assert result["content"].startswith("PermissionError: [Errno 13] Permission denied: '/x'")
     assert any(r.kind == "unrecoverable" and r.tool == "mcp__kit__read_secret" for r in records)
+    # the verdict the wrapper made from the object (a failed result's hook: PostToolUseFailure)
+    assert [r.detection for r in records] == ["exception"]
+
+
+def test_auto_retry_reruns_a_wrapped_tool_before_the_model_sees_it(
+    upstream: FakeUpstream, busy: Status503, dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``auto_retry=2``: a real 503 is re-run twice, hidden; the model sees the third
+    failure, and its record counts the hidden retries."""
+    import toolerr._kit_retry as kit_retry
+
+    waits: list[float] = []
+
+    async def asleep(seconds: float) -> None:
+        waits.append(seconds)
+
+    monkeypatch.setattr(kit_retry, "_asleep", asleep)
+    records: list[toolerr.DetectionRecord] = []
+    executed: list[str] = []
+    upstream.scripts["RETRY"] = [[Use("toolu_1", "mcp__kit__fetch_status", {"page": "a"})], "done"]
+
+    async def main() -> None:
+        async with ToolErrorRecovery(auto_retry=2, on_record=records.append) as recovery:
+            tools = [recovery.tool(t) for t in kit_tools(busy.url, executed)]
+            await run("RETRY: fetch", recovery.options(base_options(upstream.url, *dirs, tools)))
+
+    asyncio.run(main())
+    assert executed == ["fetch_status"] * 3 and len(waits) == 2
+    [record] = records
+    assert (record.kind, record.detection, record.hidden_retries) == ("transient", "exception", 2)

@@ -138,9 +138,15 @@ def _rewrite(
     recent = convert(recent_items, name, start).messages
     step = find_decision_step(recent)
     if (
-        step is None
-        or not any(r.duplicate_of is None and layer.inspect(r.message, run=run).failed for r in step.results)
-    ) and not layer.may_quarantine():
+        (
+            step is None
+            or not any(
+                r.duplicate_of is None and layer.inspect(r.message, run=run).failed for r in step.results
+            )
+        )
+        and not layer.may_quarantine()
+        and not layer.wants_whole(recent, len(request), run=run)
+    ):
         return WireRewrite(request, False)
     if not plain:
         view = _plain_view(request, wire)

@@ -24,6 +24,7 @@ from toolerr.adapters import (
     LRUCache,
     RunSnapshot,
     TextVerdicts,
+    acall_with_retries,
     anthropic_to_messages,
     content_text,
     fail_open,
@@ -32,6 +33,7 @@ from toolerr.adapters import (
 )
 
 from ._relay import Refusal, Relay
+from ._reminders import with_reminders, without_reminders
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -51,6 +53,11 @@ SESSION_HEADER = "x-claude-code-session-id"
 """The request header that names the CLI's session: run state is keyed by it."""
 
 T = TypeVar("T")
+
+_TOOLS = ("toolerr_claude_agent_sdk", "tools")
+"""The scope of the verdicts of wrapped tools, by result text: a tool's handler does not
+know its session (the hooks that read them do; a text two exceptions gave with different
+verdicts gives none, and the result is classified from its text)."""
 
 
 class ToolErrorRecovery:
@@ -91,6 +98,10 @@ class ToolErrorRecovery:
         # needs them (a request whose step runs no tool never pays for it)
         self._snapshots: LRUCache[str, RunSnapshot | list[Any]] = LRUCache(256)
         self._texts = TextVerdicts()
+        # the requests loop action "stop" refused, by session and length: the CLI sends a
+        # refused request again (re-serialised), refused again without a second decision
+        # (on_loop, the log); a resumed session's next request is longer
+        self._refused: LRUCache[tuple[str, int], str] = LRUCache(64)
 
     @property
     def policy(self) -> Policy:
@@ -122,7 +133,8 @@ class ToolErrorRecovery:
         Returns:
             A copy whose ``env["ANTHROPIC_BASE_URL"]`` names the relay (in front of the
             upstream the options, the process or ``upstream`` named) and whose hooks hold
-            toolerr's ``PreToolUse`` and ``PostToolUse`` hooks after the options' own.
+            toolerr's ``PreToolUse``, ``PostToolUse`` and ``PostToolUseFailure`` hooks after the
+            options' own.
 
         Raises:
             RuntimeError: outside ``async with`` (the relay is not running).
@@ -142,9 +154,9 @@ class ToolErrorRecovery:
         hooks.setdefault("PreToolUse", []).append(
             HookMatcher(hooks=[cast("HookCallback", self._pre_tool_use)])
         )
-        hooks.setdefault("PostToolUse", []).append(
-            HookMatcher(hooks=[cast("HookCallback", self._post_tool_use)])
-        )
+        # a failed result (is_error) goes to PostToolUseFailure, a successful one to PostToolUse
+        for event in ("PostToolUse", "PostToolUseFailure"):
+            hooks.setdefault(event, []).append(HookMatcher(hooks=[cast("HookCallback", self._post_tool_use)]))
         return dataclasses.replace(options, env=env, hooks=hooks)
 
     def tool(self, sdk_tool: SdkMcpTool[T]) -> SdkMcpTool[T]:
@@ -166,12 +178,12 @@ class ToolErrorRecovery:
 
         @functools.wraps(handler)
         async def wrapped(arguments: T) -> dict[str, Any]:
-            try:
-                return await handler(arguments)
+            try:  # auto_retry: hidden reruns of a turned-away call before the model sees it
+                return await acall_with_retries(self.layer, name, lambda: handler(arguments))
             except Exception as exc:
                 with fail_open(f"classifying the exception of tool {name!r}", "the SDK shows str(exc)"):
                     failure = failure_of(self.layer, exc, tool=name)
-                    self._texts.put(None, failure.text, failure.verdict)
+                    self._texts.put(_TOOLS, failure.text, failure.verdict)
                     return {"content": [{"type": "text", "text": failure.text}], "is_error": True}
                 raise  # toolerr failed: the SDK answers as without it
 
@@ -202,30 +214,26 @@ class ToolErrorRecovery:
                     ledger=snapshot.ledger,
                     run=session,
                 )
-            except ToolLoopError as stop:  # loop action "stop": the CLI ends the run
-                return {"continue_": False, "stopReason": str(stop)}
+            except ToolLoopError as stop:  # loop action "stop": the call is denied, the run ends
+                # (``continue_`` alone ends the run after the call: the repeat would run)
+                return {"continue_": False, "stopReason": str(stop), **_deny(str(stop))}
             if blocked is None:
                 return {}
-            return {
-                "hookSpecificOutput": {
-                    "hookEventName": "PreToolUse",
-                    "permissionDecision": "deny",
-                    "permissionDecisionReason": blocked.text,
-                }
-            }
+            return _deny(blocked.text)
         return {}
 
     async def _post_tool_use(
         self, data: Any, tool_use_id: str | None, context: HookContext
     ) -> dict[str, Any]:
-        """``PostToolUse``: a wrapped SDK tool's verdict, kept for its call id and text."""
+        """``PostToolUse`` and ``PostToolUseFailure`` (an ``is_error`` result, its text as
+        ``error``): a wrapped SDK tool's verdict, kept for its call id and text."""
         with fail_open("the PostToolUse hook", "the result is classified from its text"):
-            response = data.get("tool_response")
+            response = data.get("tool_response") if "tool_response" in data else data.get("error")
             call_id = str(data.get("tool_use_id") or tool_use_id or "") or None
             text = _response_text(response)
             if call_id is None or text is None:
                 return {}
-            verdict = self._texts.get(None, text)
+            verdict = self._texts.get(_TOOLS, text)
             if verdict is not None:
                 # the run scope of the relay's rewrite: this session's requests only
                 session = str(data.get("session_id") or "") or None
@@ -243,17 +251,35 @@ class ToolErrorRecovery:
             if not isinstance(messages, list):
                 return body
             session = headers.get(SESSION_HEADER)
+            refused = self._refused.get((session, len(messages))) if session else None
+            if refused is not None:
+                raise Refusal(400, refused)
+            # the CLI's reminder on the latest result is not the tool's output: set aside
+            bare, cuts = without_reminders(messages)
             if session and self.layer.policy.checks_calls:
-                self._snapshots.put(session, messages)
+                self._snapshots.put(session, bare)
             try:
-                result = toolerr.rewrite_wire("anthropic", messages, layer=self.layer, run=session or None)
+                result = toolerr.rewrite_wire("anthropic", bare, layer=self.layer, run=session or None)
             except ToolLoopError as stop:  # loop action "stop": the run ends with the reason
+                if session:
+                    self._refused.put((session, len(messages)), str(stop))
                 raise Refusal(400, str(stop)) from stop
             if not result.changed:
                 return body
-            data["messages"] = result.request
+            data["messages"] = with_reminders(result.request, cuts)
             return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         return body
+
+
+def _deny(reason: str) -> dict[str, Any]:
+    """A ``PreToolUse`` answer that keeps the call from running (the model reads ``reason``)."""
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+        }
+    }
 
 
 def _response_text(response: Any) -> str | None:
