@@ -152,6 +152,29 @@ def test_the_last_failure_counts_its_hidden_retries_in_verdict_record_and_ledger
     assert [(f.name, f.count) for f in ledger.failures] == [("pay", 3)]
 
 
+class Wrapped(RuntimeError):
+    """A framework's wrapper around what its tool raised."""
+
+    def __init__(self, cause: BaseException) -> None:
+        super().__init__("tool failed")
+        self.cause = cause
+
+
+def test_hidden_retries_are_kept_with_the_cause_behind_a_wrapper() -> None:
+    layer = ToolErrorLayer(auto_retry=2)
+    causes = [unavailable() for _ in range(3)]
+    call, _ = failing(*(Wrapped(c) for c in causes))
+
+    def unwrap(error: BaseException) -> BaseException | None:
+        return error.cause if isinstance(error, Wrapped) else None
+
+    with pytest.raises(Wrapped) as raised:
+        call_with_retries(layer, "pay", call, sleep=lambda _: None, unwrap=unwrap)
+    assert (hidden_retries_of(raised.value), [hidden_retries_of(c) for c in causes]) == (2, [0, 0, 2])
+    # classifying the tool's own exception (what adapters do) carries them
+    assert layer.inspect_exception(raised.value.cause, tool="pay").hidden_retries == 2
+
+
 def test_a_record_without_hidden_retries_has_no_such_key() -> None:
     delivery = ToolErrorLayer().deliver_result("pay", {}, "Error: HTTP 503 Service Unavailable", call_id="a")
     assert delivery.record is not None

@@ -143,11 +143,21 @@ def _delay(
     return None if cause is None else _next_wait(layer, name, cause, retry)
 
 
-def _done(name: str, retries: int, error: BaseException | None) -> None:
+def _done(
+    name: str,
+    retries: int,
+    error: BaseException | None,
+    unwrap: Callable[[BaseException], BaseException | None] | None = None,
+) -> None:
     if retries == 0:
         return
     if error is not None:
         _keep_hidden(error, retries)
+        # and with the tool's own exception behind a framework's wrapper: classifying it
+        # (``inspect_exception``) attaches them to its verdict
+        cause = unwrap(error) if unwrap is not None else None
+        if cause is not None and cause is not error:
+            _keep_hidden(cause, retries)
         logger.info("toolerr: %s still failed after %d hidden retries", name, retries)
     else:
         logger.info("toolerr: %s succeeded after %d hidden retries", name, retries)
@@ -178,8 +188,8 @@ def call_with_retries(
         What the first successful attempt returned.
 
     Raises:
-        What the last attempt raised (its hidden retries are kept with it:
-        :func:`hidden_retries_of`).
+        What the last attempt raised (its hidden retries are kept with it, and with what
+        ``unwrap`` finds behind it: :func:`hidden_retries_of`).
     """
     if layer.policy.auto_retry == 0:
         return call()
@@ -191,7 +201,7 @@ def call_with_retries(
         except BaseException as error:
             delay = _delay(layer, name, error, retries + 1, never, unwrap)
             if delay is None:
-                _done(name, retries, error)
+                _done(name, retries, error, unwrap)
                 raise
             retries += 1
             wait(delay)
@@ -221,7 +231,7 @@ async def acall_with_retries(
         except BaseException as error:
             delay = _delay(layer, name, error, retries + 1, never, unwrap)
             if delay is None:
-                _done(name, retries, error)
+                _done(name, retries, error, unwrap)
                 raise
             retries += 1
             await wait(delay)

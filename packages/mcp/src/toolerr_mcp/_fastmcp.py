@@ -16,7 +16,6 @@ Type-checked against FastMCP (the ``type: ignore`` comments are for an install w
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import logging
 from collections.abc import Callable, Mapping
@@ -27,7 +26,7 @@ from fastmcp.exceptions import ValidationError as FastMCPValidationError  # type
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext  # type: ignore[import-not-found,unused-ignore]
 from fastmcp.tools.base import ToolResult  # type: ignore[import-not-found,unused-ignore]
 from toolerr import DetectionRecord, Policy, ToolErrorLayer
-from toolerr.adapters import acall_with_retries, fail_open, failure_as, guard_call, hidden_retries_of
+from toolerr.adapters import acall_with_retries, fail_open, failure_as, guard_call
 
 from ._recovery import FORMS, META_KEY
 
@@ -189,11 +188,8 @@ class ToolErrorServerMiddleware(Middleware):  # type: ignore[misc,unused-ignore]
             shown = f"Unknown tool: {name!r}" if unknown else str(error)  # FastMCP's own texts
             with fail_open("turning a failed tool call into a result", "the error passes") as turning:
                 cause = original_exception(error)
-                failure = failure_as(layer, cause, shown, tool=name)
+                failure = failure_as(layer, cause, shown, tool=name)  # with its hidden retries
                 verdict = failure.verdict
-                hidden = hidden_retries_of(error)  # kept with what the last attempt raised
-                if hidden and not verdict.hidden_retries:
-                    verdict = dataclasses.replace(verdict, hidden_retries=hidden)
             if turning.failed:
                 raise
             answer = self._failed(layer, name, args, call_id, run, failure.text, cause, verdict)

@@ -16,7 +16,6 @@ number of agents at once whatever their call ids.
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 import weakref
 from collections.abc import AsyncGenerator, Callable
@@ -39,7 +38,6 @@ from toolerr.adapters import (
     fail_open,
     failure_of,
     guard_call,
-    hidden_retries_of,
 )
 
 from ._convert import CLIENT, to_conversation
@@ -201,18 +199,17 @@ class ToolErrorPlugin(Plugin):
         def unwrap(error: BaseException) -> BaseException | None:
             return error.error if isinstance(error, _Failed) else None
 
-        hidden = 0
         try:
             events = await acall_with_retries(self.layer, name, attempt, unwrap=unwrap)
         except _Failed as failed:  # the last attempt's failed result: delivered below
-            events, hidden = failed.events, hidden_retries_of(failed)
+            events = failed.events
         for event in events:
-            yield self._answer(agent, name, event, hidden=hidden)
+            yield self._answer(agent, name, event)
 
-    def _answer(self, agent: Any, name: str, event: TypedEvent, *, hidden: int = 0) -> TypedEvent:
+    def _answer(self, agent: Any, name: str, event: TypedEvent) -> TypedEvent:
         """A failed result with its exception -> the same result with the diagnosis as its
-        text, the verdict remembered (with the ``hidden`` retries before it); any other
-        event unchanged. Fails open (strands' own result)."""
+        text, the verdict remembered (with the hidden retries before it, kept with the
+        exception); any other event unchanged. Fails open (strands' own result)."""
         if not isinstance(event, ToolResultEvent) or event.exception is None:
             return event
         error = event.exception
@@ -221,10 +218,8 @@ class ToolErrorPlugin(Plugin):
             if result.get("status") != "error":
                 return event
             failure = failure_of(self.layer, error, tool=name)
-            verdict = failure.verdict
-            if hidden:
-                verdict = dataclasses.replace(verdict, hidden_retries=hidden)
-            self.layer.remember(str(result.get("toolUseId")), verdict, content=failure.text, run=agent)
+            call_id = str(result.get("toolUseId"))
+            self.layer.remember(call_id, failure.verdict, content=failure.text, run=agent)
             result["content"] = [{"text": failure.text}]
             return ToolResultEvent(result, exception=error)
         return event
