@@ -3,6 +3,7 @@ the prefix-cached engine and one end-to-end run on a tiny random model."""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -686,6 +687,14 @@ def test_progress_harnesses_are_for_the_episodes_only(tiny_model: Any, tokenizer
     assert "stall_notes" in summary["c3+progress"]["all"] and "stall_notes" not in summary["c3"]["all"]
     records = results["episodes"]["records"]
     assert len(records) == 6 * 2 and all(r["probes"] >= 1 for r in records if r["harness"] == "c3+progress")
+    from toolerr_eval._report import write_table
+
+    table = io.StringIO()
+    write_table(results, table)
+    lines = table.getvalue().splitlines()
+    assert next(line for line in lines if line.startswith("harness")).endswith("stall notes")
+    assert next(line for line in lines if line.startswith("c3 ")).endswith(" -")
+    assert next(line for line in lines if line.startswith("c3+progress ")).endswith("]")
 
 
 def test_main_reports_a_missing_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

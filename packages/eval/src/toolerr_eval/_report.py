@@ -184,7 +184,7 @@ def write_table(results: Mapping[str, Any], out: IO[str]) -> None:
             f"{'harness':<{width}}"
             + "".join(f"{'done ' + k[:10]:>17}" for k in FAILURE)
             + f"{'repeat fixable':>17}{'loops':>16}{'futile calls':>18}"
-            + (f"{'stall notes':>18}" if stalls else "")
+            + (f"{'stall notes':>22}" if stalls else "")
         )
         out.write(header + "\n" + "-" * len(header) + "\n")
         for harness, cells in episodes.items():
@@ -196,7 +196,7 @@ def write_table(results: Mapping[str, Any], out: IO[str]) -> None:
             futile = cells.get("unrecoverable", {}).get("futile_calls")
             line += f"{_cell(futile, percent=False):>18}"
             if stalls:
-                line += f"{_cell(cells.get('all', {}).get('stall_notes'), percent=False):>18}"
+                line += f"{_cell(cells.get('all', {}).get('stall_notes'), percent=False):>22}"
             out.write(line + "\n")
     probe = results.get("probe", {}).get("summary")
     if probe:
