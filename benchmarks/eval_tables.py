@@ -87,6 +87,10 @@ def episodes_table(results: Mapping[str, Any]) -> str:
     head += ["loop (any kind)", "calls per episode"]
     if "unrecoverable" in present:
         head.append("futile calls after an unrecoverable failure")
+    stalls = any("stall_notes" in cells.get("all", {}) for cells in summary.values())
+    if stalls:  # progress harnesses: the turns whose view held the stall note
+        head += ["stall notes per episode", "episodes given a stall note"]
+    records = results["episodes"].get("records", [])
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for harness, cells in summary.items():
         row = [harness, *(cell(cells.get(k, {}).get("completed")) for k in present)]
@@ -98,6 +102,52 @@ def episodes_table(results: Mapping[str, Any]) -> str:
         row.append(f"{mean:.2f}")
         if "unrecoverable" in present:
             row.append(cell(cells.get("unrecoverable", {}).get("futile_calls"), percent=False, digits=2))
+        if stalls:
+            row.append(cell(cells.get("all", {}).get("stall_notes"), percent=False, digits=2))
+            mine = [r for r in records if r["harness"] == harness]
+            noted = sum(bool(r.get("stall_notes")) for r in mine)
+            row.append(f"{noted} of {len(mine)}" if "stall_notes" in cells.get("all", {}) else "-")
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def progress_table(results: Mapping[str, Any]) -> str:
+    """Each progress harness against its baseline, episode by episode (the same scenario and
+    kind): the paired difference (progress - baseline) with its 95% bootstrap interval over
+    the episodes' scenarios (toolerr_eval.Bootstrap, 1,000 resamples, seed 0), and how many
+    episodes changed each way."""
+    from toolerr_eval import Bootstrap
+
+    records = results["episodes"]["records"]
+    harnesses = results["config"]["episode_harnesses"]
+    measures = (
+        ("transient", "completed", "transient: completed"),
+        ("fixable", "completed", "fixable: completed"),
+        ("fixable", "any_exact_repeat", "fixable: failed call repeated exactly"),
+        (None, "loop", "loop (any kind)"),
+        (None, "calls", "calls per episode"),
+    )
+    head = ["progress harness - baseline", *(label for _, _, label in measures)]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for harness in harnesses:
+        base = harness.removesuffix("+progress")
+        if base == harness or base not in harnesses:
+            continue
+        mine = {(r["scenario"], r["kind"]): r for r in records if r["harness"] == harness}
+        theirs = {(r["scenario"], r["kind"]): r for r in records if r["harness"] == base}
+        keys = sorted(mine.keys() & theirs.keys())
+        boot = Bootstrap([k[0] for k in keys], resamples=1000, seed=0)
+        row = [f"{harness} - {base}"]
+        for kind, field, _ in measures:
+            chosen = [k for k in keys if kind is None or k[1] == kind]
+            a = [(k[0], float(mine[k][field])) for k in chosen]
+            b = [(k[0], float(theirs[k][field])) for k in chosen]
+            diff = boot.difference(a, b).as_dict()
+            up = sum(x > y for (_, x), (_, y) in zip(a, b, strict=True))
+            down = sum(x < y for (_, x), (_, y) in zip(a, b, strict=True))
+            percent = field != "calls"
+            text = cell(diff, percent=percent, digits=0 if percent else 2)
+            row.append(f"{text} (up {up}, down {down} of {len(chosen)})")
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
 
@@ -212,6 +262,8 @@ def main(paths: list[str]) -> None:
             print(calibration_text(results) + "\n")
         if "episodes" in results:
             print(episodes_table(results) + "\n")
+            if any(h.endswith("+progress") for h in config.get("episode_harnesses", [])):
+                print(progress_table(results) + "\n")
         if "probe" in results:
             print(probe_table(results) + "\n")
 

@@ -3,6 +3,7 @@ the prefix-cached engine and one end-to-end run on a tiny random model."""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -552,6 +553,56 @@ def test_required_episodes_end_at_success_and_count_repeats_and_loops(
         run_episodes(engine, items, ["c0"], tool_choice="any")
 
 
+def test_progress_harnesses_probe_the_runtime_and_note_the_stall(tiny_model: Any, tokenizer: Any) -> None:
+    """c3+progress and abstract+ban+progress: one layer per episode probes the simulated
+    runtime once per new step; after three failed steps (the planned one and the model's
+    first two) the model's view holds the core's stall note, every turn after; the baseline
+    harness's views are the same until then and never hold it."""
+    from toolerr.adapters import NOTE_PREFIX
+    from toolerr_eval._runs import STALL_NOTE_OPENING, SimulatedRuntime, run_episodes
+
+    scenario = _scenario()
+    name = scenario.tool.name
+    wrong = scenario.other_wrong_arguments()  # a different wrong value at each turn: no exact repeat
+
+    def script(request: Request) -> str:
+        turn = int(request.label[-1])
+        return FMT.render_call(name, wrong[turn % len(wrong)])[len(request.prefill) :]
+
+    engine = _ScriptedEngine(tiny_model, tokenizer, script)
+    harnesses = ["c3", "c3+progress", "abstract+ban", "abstract+ban+progress"]
+    records = run_episodes(engine, [Item(scenario, "fixable")], harnesses, turns=5, tool_choice="required")
+    by = {r["harness"]: r for r in records}
+    note = NOTE_PREFIX + STALL_NOTE_OPENING + " 3 tool steps and a call failed"
+    for base, probed in (("c3", "c3+progress"), ("abstract+ban", "abstract+ban+progress")):
+        assert by[base]["stall_notes"] == 0 and by[base]["probes"] == 0
+        assert by[probed]["probes"] == 5  # one probe per new step, at the next model call
+        assert by[probed]["stall_notes"] == 3  # turns 2, 3 and 4
+        assert not by[probed]["exact_repeats"] and by[probed]["calls"] == 5
+        prompts = {
+            h: [r.prompt for r in engine.seen if r.label[3] == h] for h in (base, probed)
+        }  # label: stage, scenario, kind, harness, turn
+        assert prompts[base][:2] == prompts[probed][:2]  # no note before the third failed step
+        assert all(note in p for p in prompts[probed][2:])
+        assert not any(NOTE_PREFIX + STALL_NOTE_OPENING in p for p in prompts[base])
+    # a success ends the episode before any stall: one probe, no note
+    engine.seen.clear()
+    engine.script = lambda request: FMT.render_call(name, dict(scenario.arguments))[len(request.prefill) :]
+    records = run_episodes(
+        engine, [Item(scenario, "transient")], ["c3+progress"], turns=5, tool_choice="required"
+    )
+    assert [(r["completed"], r["probes"], r["stall_notes"]) for r in records] == [(True, 1, 0)]
+    # the probe reads the runtime's state: calls do not change it, a write would
+    runtime = SimulatedRuntime(scenario, "fixable")
+    before = runtime.fingerprint()
+    assert runtime.call(name, wrong[0])[1] is False and runtime.fingerprint() == before
+    runtime.writes.append("booking 1")
+    assert runtime.fingerprint() != before and runtime.probes == 3
+    # the progress harnesses need the episode's layer: not at the decision step
+    with pytest.raises(ValueError, match="layer"):
+        build_view("c3+progress", scenario.messages("fixable"))
+
+
 # -- end to end ------------------------------------------------------------------------------------
 
 
@@ -618,6 +669,32 @@ def test_progress_counts_every_part(tiny_model: Any, tokenizer: Any) -> None:
 def test_main_rejects_unknown_harness(tiny_dir: Path) -> None:
     with pytest.raises(SystemExit):
         main(["--model", str(tiny_dir), "--harness", "nope", "--no-progress"])
+
+
+def test_progress_harnesses_are_for_the_episodes_only(tiny_model: Any, tokenizer: Any) -> None:
+    from toolerr_eval import build_parser, evaluate
+
+    argv = ["--scenarios", "1", "--episode-tool-choice", "required", "--kinds", "fixable", "--probe", "0"]
+    with pytest.raises(SystemExit, match="unknown harness c3\\+progress"):
+        evaluate(build_parser().parse_args([*argv, "--harness", "c3+progress"]), tiny_model, tokenizer)
+    args = build_parser().parse_args(
+        [*argv, "--no-decision", "--episode-harness", "c3", "c3+progress", "--turns", "3",
+         "--max-new-tokens", "4", "--bootstrap", "50", "--no-progress"]
+    )  # fmt: skip
+    results = evaluate(args, tiny_model, tokenizer)
+    assert results["config"]["episode_harnesses"] == ["c3", "c3+progress"]
+    summary = results["episodes"]["summary"]
+    assert "stall_notes" in summary["c3+progress"]["all"] and "stall_notes" not in summary["c3"]["all"]
+    records = results["episodes"]["records"]
+    assert len(records) == 6 * 2 and all(r["probes"] >= 1 for r in records if r["harness"] == "c3+progress")
+    from toolerr_eval._report import write_table
+
+    table = io.StringIO()
+    write_table(results, table)
+    lines = table.getvalue().splitlines()
+    assert next(line for line in lines if line.startswith("harness")).endswith("stall notes")
+    assert next(line for line in lines if line.startswith("c3 ")).endswith(" -")
+    assert next(line for line in lines if line.startswith("c3+progress ")).endswith("]")
 
 
 def test_main_reports_a_missing_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -15,7 +15,7 @@ from toolerr_hf import ModelNotFoundError, load_named_model
 
 from ._calibrate import write_profile_file
 from ._evaluate import evaluate, rescore
-from ._harnesses import HARNESSES
+from ._harnesses import HARNESSES, PROGRESS_HARNESSES
 from ._journal import ResumeError
 from ._report import write_json, write_plot, write_table
 from ._scenarios import ITEM_KINDS
@@ -47,7 +47,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="scenarios per tool for the episodes (default: --scenarios; 0: no episodes)",
     )
     parser.add_argument(
-        "--episode-harness", nargs="+", metavar="H", help="harnesses for the episodes (default: --harness)"
+        "--episode-harness",
+        nargs="+",
+        metavar="H",
+        help="harnesses for the episodes (default: --harness); also the episode-only progress harnesses "
+        f"{' '.join(PROGRESS_HARNESSES)} (toolerr's progress probe on the simulated runtime, stall note)",
     )
     parser.add_argument("--turns", type=int, default=5, help="model turns per episode (default 5)")
     parser.add_argument(

@@ -19,7 +19,7 @@ from toolerr_hf import HermesFormat, auto_form
 
 from ._calibrate import CALIBRATION_FORMS, recalibrate, run_calibration, split_scenarios
 from ._engine import Engine
-from ._harnesses import HARNESSES, LABELS
+from ._harnesses import EPISODE_HARNESSES, HARNESSES, LABELS
 from ._journal import Journal, ResumeError
 from ._measures import (
     Bootstrap,
@@ -173,7 +173,9 @@ def evaluate(
     items = [Item(s, k) for s in suite for k in kinds]  # type: ignore[arg-type]
     episode_count = per_tool if args.episodes is None else max(0, min(10, args.episodes))
     episode_harnesses = (
-        _validate(args.episode_harness, HARNESSES, "harness") if args.episode_harness else harnesses
+        _validate(args.episode_harness, EPISODE_HARNESSES, "episode harness")
+        if args.episode_harness
+        else harnesses
     )
     probe_count = per_tool if args.probe is None else max(0, min(10, args.probe))
     probe_harnesses = (
@@ -226,7 +228,7 @@ def evaluate(
             "tool_choice": args.tool_choice,
             "episode_tool_choice": episode_choice,
             "prose_tokens": args.prose_tokens,
-            "labels": {h: LABELS[h] for h in HARNESSES},
+            "labels": {h: LABELS[h] for h in EPISODE_HARNESSES},
         }
     }
     journal = _journal(args, results["config"])

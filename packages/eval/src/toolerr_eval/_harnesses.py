@@ -11,7 +11,7 @@ ReflectAndRetryToolPlugin response) live here.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal, get_args
 
@@ -27,14 +27,17 @@ from toolerr.adapters import (
 from toolerr_hf import HermesFormat
 
 __all__ = [
+    "EPISODE_HARNESSES",
     "HARNESSES",
     "INSTRUCTION",
     "LABELS",
+    "PROGRESS_HARNESSES",
     "Harness",
     "View",
     "adk_reflect_messages",
     "adk_reflect_response",
     "build_view",
+    "progress_layer",
     "reflection_text",
 ]
 
@@ -57,6 +60,16 @@ Harness = Literal[
 
 HARNESSES: tuple[Harness, ...] = get_args(Harness)
 
+PROGRESS_HARNESSES: tuple[str, ...] = ("c3+progress", "abstract+ban+progress")
+"""Harnesses with toolerr's progress probes (``Policy(progress=...)``, loop action
+``note``): the environment is fingerprinted after each tool step, and a stall (the same
+fingerprint over ``progress_window`` steps, one of them failed) adds a runtime note. They
+need an environment that lasts across steps (the episodes' simulated runtime, see
+:func:`progress_layer`), so they are episode harnesses only, not in :data:`HARNESSES`."""
+
+EPISODE_HARNESSES: tuple[str, ...] = (*HARNESSES, *PROGRESS_HARNESSES)
+"""What the episodes accept: every harness and the progress ones."""
+
 LABELS: Mapping[str, str] = {
     "c0": "standard (C0)",
     "c1": "C1 guidance in tool msg",
@@ -72,6 +85,8 @@ LABELS: Mapping[str, str] = {
     "reflect": "reflect-and-retry checklist",
     "adk-reflect": "ADK ReflectAndRetryToolPlugin (its exact text)",
     "small-local": "per kind: transient C3, others abstract, + ban (toolerr local default)",
+    "c3+progress": "C3 + progress probe (stall note)",
+    "abstract+ban+progress": "abstract + decoder ban + progress probe (stall note)",
 }
 
 INSTRUCTION = "Do not repeat the call that failed."
@@ -92,8 +107,10 @@ _FORMS: Mapping[str, str] = {
     "reflect": "c0",
     "adk-reflect": "c0",
     "small-local": "small-local",
+    "c3+progress": "c3",
+    "abstract+ban+progress": "abstract",
 }
-_BANNING = frozenset({"ban", "abstract+ban", "c3+ban", "small-local"})
+_BANNING = frozenset({"ban", "abstract+ban", "c3+ban", "small-local", "abstract+ban+progress"})
 
 
 @dataclass(frozen=True)
@@ -264,17 +281,37 @@ def banned_calls(
     return tuple((format or HermesFormat()).banned_texts(messages, layer.replay(messages)[0]))
 
 
+def progress_layer(
+    harness: str, probe: Callable[[], Hashable], *, tool_safety: Mapping[str, ToolSafety] | None = None
+) -> ToolErrorLayer:
+    """The layer of a progress harness (:data:`PROGRESS_HARNESSES`) for one episode: its
+    form, and ``progress=probe`` with the defaults (window 3, loop action ``note``). The
+    layer keeps the fingerprint taken after each step, so one layer serves the whole
+    episode (give it to :func:`build_view` as ``layer=`` at every turn)."""
+    if harness not in PROGRESS_HARNESSES:
+        expected = ", ".join(PROGRESS_HARNESSES)
+        raise ValueError(f"{harness!r} is not a progress harness; expected one of {expected}")
+    return ToolErrorLayer(form=_FORMS[harness], tool_safety=dict(tool_safety or {}), progress=probe)
+
+
 def build_view(
     harness: str,
     messages: Sequence[Message],
     *,
     tool_safety: Mapping[str, ToolSafety] | None = None,
     format: HermesFormat | None = None,
+    layer: ToolErrorLayer | None = None,
 ) -> View:
-    """The view of ``harness`` on the client's history ``messages``."""
+    """The view of ``harness`` on the client's history ``messages``. A progress harness
+    needs the episode's ``layer`` (:func:`progress_layer`): its probe is taken here, once
+    per new tool step, as the layer does on a model call."""
     if harness not in _FORMS:
-        raise ValueError(f"unknown harness {harness!r}; expected one of {', '.join(HARNESSES)}")
-    layer = ToolErrorLayer(form=_FORMS[harness], tool_safety=dict(tool_safety or {}))
+        raise ValueError(f"unknown harness {harness!r}; expected one of {', '.join(EPISODE_HARNESSES)}")
+    if harness in PROGRESS_HARNESSES:
+        if layer is None:
+            raise ValueError(f"{harness!r} probes an environment: give the episode's layer= (progress_layer)")
+    else:
+        layer = ToolErrorLayer(form=_FORMS[harness], tool_safety=dict(tool_safety or {}))
     banned = banned_calls(messages, layer, format) if harness in _BANNING else ()
     if harness == "clean-restart":
         return View(_clean_restart(messages))

@@ -8,7 +8,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import IO, Any
 
-from ._harnesses import LABELS
+from ._harnesses import LABELS, PROGRESS_HARNESSES
 from ._measures import Bootstrap, pairs, select
 
 __all__ = [
@@ -91,7 +91,10 @@ def summarise_episodes(
                 "completed": boot.interval(pairs(rows, "completed")).as_dict(),
                 "loop": boot.interval(pairs(rows, "loop")).as_dict(),
                 "tokens": boot.interval(pairs(rows, "tokens")).as_dict(),
+                "calls": boot.interval(pairs(rows, "calls")).as_dict(),
             }
+            if harness in PROGRESS_HARNESSES:  # the turns whose view held a stall note
+                cells["all"]["stall_notes"] = boot.interval(pairs(rows, "stall_notes")).as_dict()
         out[harness] = cells
     return out
 
@@ -175,20 +178,25 @@ def write_table(results: Mapping[str, Any], out: IO[str]) -> None:
             "% of fixable episodes that repeat the failed call exactly; % with a loop; "
             "futile calls after an unrecoverable failure (mean)\n"
         )
+        width = max(14, *(len(h) + 1 for h in episodes))
+        stalls = any("stall_notes" in cells.get("all", {}) for cells in episodes.values())
         header = (
-            f"{'harness':<14}"
+            f"{'harness':<{width}}"
             + "".join(f"{'done ' + k[:10]:>17}" for k in FAILURE)
             + f"{'repeat fixable':>17}{'loops':>16}{'futile calls':>18}"
+            + (f"{'stall notes':>22}" if stalls else "")
         )
         out.write(header + "\n" + "-" * len(header) + "\n")
         for harness, cells in episodes.items():
-            line = f"{harness:<14}" + "".join(
+            line = f"{harness:<{width}}" + "".join(
                 f"{_cell(cells.get(k, {}).get('completed')):>17}" for k in FAILURE
             )
             line += f"{_cell(cells.get('fixable', {}).get('any_exact_repeat')):>17}"
             line += f"{_cell(cells.get('all', {}).get('loop')):>16}"
             futile = cells.get("unrecoverable", {}).get("futile_calls")
             line += f"{_cell(futile, percent=False):>18}"
+            if stalls:
+                line += f"{_cell(cells.get('all', {}).get('stall_notes'), percent=False):>22}"
             out.write(line + "\n")
     probe = results.get("probe", {}).get("summary")
     if probe:

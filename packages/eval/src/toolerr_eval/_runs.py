@@ -8,16 +8,24 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from toolerr import Message, ToolCall, ToolErrorLayer
-from toolerr.adapters import ToolSafety, canonical_arguments, exact_arguments
+from toolerr.adapters import ToolSafety, canonical_arguments, content_text, exact_arguments
 
 from ._engine import Engine, Reply, Request
-from ._harnesses import build_view
+from ._harnesses import PROGRESS_HARNESSES, build_view, progress_layer
 from ._measures import classify, complete_cut_call, is_correct, is_strict_correct, rewrites_failed_arguments
 from ._scenarios import CONTROL, Item, ItemKind, Scenario, error_text
 
 logger = logging.getLogger("toolerr")
 
-__all__ = ["run_decision", "run_episodes", "run_probe", "runtime_result", "safety_of"]
+__all__ = [
+    "STALL_NOTE_OPENING",
+    "SimulatedRuntime",
+    "run_decision",
+    "run_episodes",
+    "run_probe",
+    "runtime_result",
+    "safety_of",
+]
 
 Progress = Callable[[int], None]
 
@@ -128,10 +136,64 @@ def runtime_result(scenario: Scenario, kind: ItemKind, name: str, arguments: Any
     return f"Error: Invalid parameters: unexpected argument '{extra}'.", False
 
 
+STALL_NOTE_OPENING = "The environment has not changed over the last"
+"""How the core's stall note opens (``Policy(progress=...)``, "Repeats and loops" in
+docs/DELIVERY.md): a view that holds it delivers a stall note."""
+
+
+class SimulatedRuntime:
+    """The simulated tool runtime of one episode, and the progress probe on it.
+
+    Its state is what someone inspecting the backend would see: the records the tool
+    serves (the scenario's data), the writes made to it, and whether the service is up.
+    Every tool of the suite is read-only, so no call, failed or successful, writes
+    anything; the transient outage hit the planned call only and has cleared before the
+    model's first turn (:func:`runtime_result` answers the same call with success from
+    then on), so the service is up at every probe. :meth:`fingerprint` hashes that state,
+    nothing else: not the calls, not their results (what the model saw is not the
+    environment). Within an episode it is therefore constant, which is the honest answer
+    for read-only tools: failed calls change nothing. A successful call ends a forced
+    episode, so a progress window there only ever holds failed steps: the stall note comes
+    after ``progress_window`` (3) failed steps in a row, whatever the calls were (the
+    planned failure and the model's first two calls), exact repeats or not.
+    """
+
+    def __init__(self, scenario: Scenario, kind: ItemKind) -> None:
+        self.scenario = scenario
+        self.kind = kind
+        self.writes: list[str] = []  # read-only tools: stays empty
+        self.available = True  # the transient outage hit the planned call only
+        self.calls = 0
+        self.probes = 0
+
+    def call(self, name: str, arguments: Any) -> tuple[str, bool]:
+        """A call of the model: :func:`runtime_result` (it changes no state)."""
+        self.calls += 1
+        return runtime_result(self.scenario, self.kind, name, arguments)
+
+    def fingerprint(self) -> str:
+        """The progress probe (``Policy(progress=runtime.fingerprint)``): the state, as JSON."""
+        self.probes += 1
+        state = {
+            "tool": self.scenario.tool.name,
+            "records": self.scenario.result,
+            "writes": self.writes,
+            "available": self.available,
+        }
+        return json.dumps(state, sort_keys=True, ensure_ascii=False)
+
+
 class _Episode:
-    def __init__(self, item: Item, harness: str) -> None:
+    def __init__(self, item: Item, harness: str, safety: Mapping[str, ToolSafety] | None = None) -> None:
         self.item = item
         self.harness = harness
+        self.runtime = SimulatedRuntime(item.scenario, item.kind)
+        self.layer = (
+            progress_layer(harness, self.runtime.fingerprint, tool_safety=safety)
+            if harness in PROGRESS_HARNESSES
+            else None
+        )
+        self.stall_notes = 0
         self.history: list[Message] = item.scenario.messages(item.kind)
         self.turns = 0
         self.calls = 0
@@ -162,13 +224,17 @@ def run_episodes(
     marker (the study's rollouts of an agent that keeps acting) and the episode ends at the
     first successful call or after ``turns``; it measures repeats, loops and completion of
     transient and fixable failures (unrecoverable items are skipped: the model cannot stop).
+
+    A progress harness (:data:`~toolerr_eval._harnesses.PROGRESS_HARNESSES`) probes the
+    episode's :class:`SimulatedRuntime` through one layer per episode; each record counts
+    the turns whose view held a stall note (``stall_notes``) and the probes taken.
     """
     if tool_choice not in ("auto", "required"):
         raise ValueError(f"tool_choice must be 'auto' or 'required', not {tool_choice!r}")
     forced = tool_choice == "required"
     safety = safety_of([i.scenario for i in items])
     episodes = [
-        _Episode(item, h)
+        _Episode(item, h, safety)
         for item in items
         if item.kind != CONTROL and not (forced and item.kind == "unrecoverable")
         for h in harnesses
@@ -179,7 +245,11 @@ def run_episodes(
             break
         requests = []
         for episode in active:
-            view = build_view(episode.harness, episode.history, tool_safety=safety)
+            view = build_view(episode.harness, episode.history, tool_safety=safety, layer=episode.layer)
+            if episode.layer is not None and any(
+                STALL_NOTE_OPENING in content_text(m.content) for m in view.messages
+            ):
+                episode.stall_notes += 1
             label = ("episode", episode.item.scenario.id, episode.item.kind, episode.harness, str(turn))
             requests.append(
                 _request(engine, episode.item.scenario, view.messages, view.banned, tool_choice, label)
@@ -222,7 +292,7 @@ def _advance(episode: _Episode, reply: Reply, turn: int) -> None:
     call = parsed.calls[0]
     call_id = f"call_{turn + 2}"
     episode.calls += 1
-    text, ok = runtime_result(episode.item.scenario, episode.item.kind, call.name, call.arguments)
+    text, ok = episode.runtime.call(call.name, call.arguments)
     if ok:
         episode.succeeded = True
     episode.history = [
@@ -275,6 +345,8 @@ def _episode_record(episode: _Episode, tool_choice: str = "auto") -> dict[str, A
         "exact_repeats": exact_repeats,
         "any_exact_repeat": exact_repeats > 0 and item.kind != "transient",
         "loop": loop,
+        "stall_notes": episode.stall_notes,
+        "probes": episode.runtime.probes,
         "turns": episode.turns,
         "tokens": episode.tokens,
         "texts": episode.texts,
