@@ -309,6 +309,34 @@ def test_runs_sharing_a_layer_keep_their_own_history() -> None:
     assert layer.rewrite(runs["b"]).messages  # b's own two steps: no stall
 
 
+@pytest.mark.parametrize("scoped", [False, True])
+def test_runs_with_the_same_prompt_and_ids_keep_their_own_fingerprints(scoped: bool) -> None:
+    """Two runs on one layer with the same system prompt, call ids and error texts at the
+    same positions, different tasks: run a's environment never changes (it stalls), run
+    b's changes at every step (it must never get a's stall), in the shared scope (a
+    gateway) and in run scopes of their own."""
+    environment = {"a": 0, "b": 0}
+    current = ["a"]
+    layer = ToolErrorLayer(progress=lambda: f"{current[0]}:{environment[current[0]]}", loop_action="note")
+    runs = {name: object() for name in "ab"}
+    conversations = {
+        name: [Message("system", "You are an agent."), Message("user", f"task {name}")] for name in "ab"
+    }
+    shown: dict[str, list[Message]] = {}
+    for number in range(4):
+        for name in "ba":
+            current[0] = name
+            environment["b"] += name == "b"
+            call = ToolCall(f"call_{number}", "fetch", {"n": number})
+            conversations[name] += [
+                Message("assistant", "", tool_calls=(call,)),
+                Message("tool", "Error: HTTP 404", tool_call_id=call.id, name="fetch"),
+            ]
+            shown[name] = layer.rewrite(conversations[name], run=runs[name] if scoped else None).messages
+    assert STALL in _notes(shown["a"])
+    assert STALL not in _notes(shown["b"])
+
+
 # -- same results ---------------------------------------------------------------------
 
 

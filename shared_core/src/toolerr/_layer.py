@@ -123,7 +123,12 @@ class ToolErrorLayer:
     def _assess(self, messages: Sequence[Message], run: object | None, probe: bool) -> Assessment | None:
         if self._progress is None:
             return None
-        return self._progress.assess(messages, lambda message: self.inspect(message, run=run), probe=probe)
+        state = self._runs.get(run)
+        assert state is not None
+        prints = state.progress_prints()
+        return self._progress.assess(
+            messages, lambda message: self.inspect(message, run=run), probe=probe, prints=prints
+        )
 
     # -- verdicts ---------------------------------------------------------------
 

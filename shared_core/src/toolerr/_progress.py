@@ -164,7 +164,6 @@ class Progress:
 
     def __init__(self, policy: Any) -> None:
         self.policy = policy
-        self._prints: LRUCache[Hashable, Hashable | None] = LRUCache(4096)
         self._seen: LRUCache[Hashable, dict[Hashable, None]] = LRUCache(4096)
         self._lock = threading.Lock()
 
@@ -225,21 +224,29 @@ class Progress:
 
     @staticmethod
     def _steps(messages: Sequence[Message]) -> list[_Step]:
-        head = content_fingerprint(messages[0].content) if messages else None
+        """The conversation's tool steps, each keyed by everything before it (a chain of
+        every earlier message's role, content, calls and call id: two conversations share
+        a key only where they are the same up to the step), its position, its call ids and
+        its results' contents."""
         steps: list[_Step] = []
+        chain: Hashable = None
         for index, message in enumerate(messages):
-            if message.role != "assistant" or not message.tool_calls:
-                continue
-            results = tuple(r for r in pair_results(messages, index) if r.call is not None)
-            if not results:
-                continue
-            key = (
-                head,
-                index,
-                tuple(r.call.id for r in results if r.call is not None),
-                tuple(content_fingerprint(r.message.content) for r in results),
+            if message.role == "assistant" and message.tool_calls:
+                results = tuple(r for r in pair_results(messages, index) if r.call is not None)
+                if results:
+                    key = (
+                        chain,
+                        index,
+                        tuple(r.call.id for r in results if r.call is not None),
+                        tuple(content_fingerprint(r.message.content) for r in results),
+                    )
+                    steps.append(_Step(index, key, results))
+            calls = tuple(
+                (c.id, c.name, c.raw_arguments if c.raw_arguments is not None else repr(c.arguments))
+                for c in message.tool_calls
             )
-            steps.append(_Step(index, key, results))
+            content = content_fingerprint(message.content)
+            chain = hash((chain, message.role, content, calls, message.tool_call_id))
         return steps
 
     def assess(
@@ -248,6 +255,7 @@ class Progress:
         inspect: Callable[[Message], Verdict],
         *,
         probe: bool,
+        prints: LRUCache[Hashable, Hashable | None],
     ) -> Assessment | None:
         """The progress of a conversation at its latest tool step.
 
@@ -256,6 +264,8 @@ class Progress:
             inspect: The verdict of a tool message (the layer's, for the run).
             probe: Take the fingerprint of a latest step that has none yet (the model-call
                 path); else fingerprints are only read.
+            prints: The fingerprint taken after each step, by step key: the run's own
+                (a run scope never reads another's).
 
         Returns:
             The :class:`Assessment`, or ``None`` when there is no tool step.
@@ -269,13 +279,13 @@ class Progress:
         if self.probing:
             latest = steps[-1].key
             with self._lock:
-                known = latest in self._prints
+                known = latest in prints
             if probe and not known:
                 value = self.probe()
                 with self._lock:
-                    self._prints.put(latest, value)
+                    prints.put(latest, value)
             with self._lock:
-                history = [self._prints.get(step.key) for step in steps]
+                history = [prints.get(step.key) for step in steps]
         epoch = 0  # the position of the first step of the latest step's epoch
         for position in range(2, len(steps)):
             before, after = history[position - 2], history[position - 1]

@@ -24,6 +24,8 @@ _CACHE_SIZE = 4096
 _RUNS = 1024
 # Successes of a run kept back while its ledger holds no failure (they only matter for cycles).
 _PENDING = 64
+# Environment fingerprints a run keeps (one per tool step: ``_progress``).
+_PRINTS = 4096
 # Verdict changes a run logs for its checkpoints (older checkpoints of the run are dropped).
 _CHANGES = 4096
 
@@ -70,6 +72,7 @@ class RunState:
         "ledger",
         "lock",
         "pending",
+        "prints",
         "verdicts",
     )
 
@@ -89,6 +92,15 @@ class RunState:
         self._checkpoint_slots: dict[int, tuple[int, int]] = {}
         self.changes: list[tuple[str, Fingerprint | None]] = []
         self.changes_base = 0
+        self.prints: LRUCache[Hashable, Hashable | None] | None = None
+
+    def progress_prints(self) -> LRUCache[Hashable, Hashable | None]:
+        """The environment fingerprint taken after each tool step of the run, by step
+        (progress probes; made at the first use)."""
+        with self.lock:
+            if self.prints is None:
+                self.prints = LRUCache(_PRINTS)
+            return self.prints
 
     def add_checkpoint(self, checkpoint: Checkpoint, weight: int) -> None:
         """Keep ``checkpoint`` (the most recently used), of about ``weight`` bytes (under the lock)."""
