@@ -223,17 +223,20 @@ class Progress:
     # -- the conversation's steps --------------------------------------------------
 
     @staticmethod
-    def _steps(messages: Sequence[Message]) -> list[_Step]:
-        """The conversation's tool steps, each keyed by everything before it (a chain of
-        every earlier message's role, content, calls and call id: two conversations share
-        a key only where they are the same up to the step), its position, its call ids and
-        its results' contents."""
+    def _steps(messages: Sequence[Message], keyed: bool = True) -> list[_Step]:
+        """The conversation's tool steps, each keyed (``keyed``: the key that finds a
+        step's fingerprint; else ``None``) by everything before it (a chain of every
+        earlier message's role, content, calls and call id: two conversations share a key
+        only where they are the same up to the step), its position, its call ids and its
+        results' contents."""
         steps: list[_Step] = []
         chain: Hashable = None
         for index, message in enumerate(messages):
             if message.role == "assistant" and message.tool_calls:
                 results = tuple(r for r in pair_results(messages, index) if r.call is not None)
-                if results:
+                if results and not keyed:
+                    steps.append(_Step(index, None, results))
+                elif results:
                     key = (
                         chain,
                         index,
@@ -241,6 +244,8 @@ class Progress:
                         tuple(content_fingerprint(r.message.content) for r in results),
                     )
                     steps.append(_Step(index, key, results))
+            if not keyed:
+                continue
             calls = tuple(
                 (c.id, c.name, c.raw_arguments if c.raw_arguments is not None else repr(c.arguments))
                 for c in message.tool_calls
@@ -272,7 +277,7 @@ class Progress:
         """
         if not self.probing and not self._may_repeat(messages):
             return None  # the common case without probes: one pass, no pairing of old steps
-        steps = self._steps(messages)
+        steps = self._steps(messages, keyed=self.probing)  # keys find fingerprints only
         if not steps:
             return None
         history: list[Hashable | None] = [None] * len(steps)
