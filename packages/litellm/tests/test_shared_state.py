@@ -47,7 +47,7 @@ class CountingHandler(ToolErrorCallback):
         return data
 
 
-handler = CountingHandler()
+handler = CountingHandler(shared_state="auto")
 """
 )
 

@@ -96,9 +96,9 @@ class ToolErrorCallback(CustomLogger):
     choose its own form and client (header ``x-toolerr-form`` / ``x-toolerr-client``, or
     ``metadata: {"toolerr": {...}}`` in the body). ``header``: set the ``x-toolerr``
     response header. ``shared_state``: where replay checkpoints are shared with the other
-    proxy instances of a gateway (a :class:`toolerr.adapters.SharedCheckpoints`); ``"auto"``
-    (the default): LiteLLM's own Redis cache when the proxy has one (``litellm_settings:
-    cache: true``, ``cache_params: {type: redis, ...}``), else none; ``None``: none.
+    proxy instances of a gateway: ``None`` (the default), nowhere; ``"auto"``, LiteLLM's own
+    Redis cache when the proxy has one (``litellm_settings: cache: true``, ``cache_params:
+    {type: redis, ...}``); or a :class:`toolerr.adapters.SharedCheckpoints`.
     """
 
     def __init__(
@@ -109,7 +109,7 @@ class ToolErrorCallback(CustomLogger):
         model_groups: Mapping[str, Mapping[str, Any]] | None = None,
         request_overrides: bool = True,
         header: bool = True,
-        shared_state: SharedCheckpoints | str | None = "auto",
+        shared_state: SharedCheckpoints | str | None = None,
         **options: Unpack[PolicyOptions],
     ) -> None:
         super().__init__()
