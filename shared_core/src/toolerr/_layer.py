@@ -35,7 +35,7 @@ from ._progress import Assessment, Progress, call_on_loop, note_text, with_note
 from ._quarantine import Quarantine, resolve_store
 from ._records import DetectionRecord, ResultDelivery, Rewrite, detection_record, emit_record
 from ._replay import Checkpoint, replay_conversation
-from ._runs import RunScopes, content_fingerprint
+from ._runs import ConversationRun, RunScopes, content_fingerprint
 from ._shared_state import CORE_VERSION, SharedCheckpoints
 from ._types import (
     NOT_FAILED,
@@ -123,9 +123,15 @@ class ToolErrorLayer:
     def _assess(self, messages: Sequence[Message], run: object | None, probe: bool) -> Assessment | None:
         if self._progress is None:
             return None
-        state = self._runs.get(run)
-        assert state is not None
-        prints = state.progress_prints()
+        # A run of its own keeps its fingerprints; the shared scope and a conversation's
+        # throwaway scope (``ConversationRun``: each model call may make a new one) keep
+        # them layer-wide, where a step's key (everything before it) tells runs apart.
+        if run is None or isinstance(run, ConversationRun):
+            prints = self._progress.prints
+        else:
+            state = self._runs.get(run)
+            assert state is not None
+            prints = state.progress_prints()
         return self._progress.assess(
             messages, lambda message: self.inspect(message, run=run), probe=probe, prints=prints
         )

@@ -164,6 +164,8 @@ class Progress:
 
     def __init__(self, policy: Any) -> None:
         self.policy = policy
+        self.prints: LRUCache[Hashable, Hashable | None] = LRUCache(4096)
+        """The fingerprints of the runs without a scope of their own, by step key."""
         self._seen: LRUCache[Hashable, dict[Hashable, None]] = LRUCache(4096)
         self._lock = threading.Lock()
 
