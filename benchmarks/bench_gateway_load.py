@@ -126,8 +126,9 @@ def conversation(conv: int, exchanges: int) -> list[dict[str, Any]]:
         arguments = json.dumps({"path": f"src/file_{(turn + conv) % 37}.py"})
         call = {"id": call_id, "type": "function", "function": {"name": "read_file", "arguments": arguments}}
         last = turn == exchanges - 1
-        # the decision step fails on two requests of four: each instance of the pair sees both
-        failed = (turn // 2 + conv) % 2 == 0 if last else turn % 5 == 2
+        # the decision step fails on two consecutive requests of four, which go to the two
+        # instances of the pair: each instance sees failing and passing ones
+        failed = (exchanges + conv) % 4 < 2 if last else turn % 5 == 2
         result = RATE if failed else f"# conversation {conv}\n" + f"def f_{turn}():\n    return {turn}\n" * 6
         messages.append({"role": "assistant", "tool_calls": [call]})
         messages.append({"role": "tool", "tool_call_id": call_id, "content": result})
