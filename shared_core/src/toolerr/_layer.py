@@ -273,7 +273,7 @@ class ToolErrorLayer:
             lambda message: self.inspect(message, run=run),
             shared=state is self._runs.default,
             store=self.shared_checkpoints,
-            tag=self._shared_tag or self._tag(),
+            tag=(self._shared_tag or self._tag()) if self.shared_checkpoints is not None else "",
         )
         if start:  # calls before the latest fingerprint epoch repeat nothing
             reports = {index + start: report for index, report in reports.items()}

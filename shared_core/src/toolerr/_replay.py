@@ -112,7 +112,7 @@ def replay_conversation(
         store = None
     known = None  # a prefix's digest computed on the way (for the checkpoint kept next)
     if checkpoint is None and store is not None:
-        found, known = _load(store, tag, messages, budget, boundaries, len(results), serial)
+        found, known = _load(store, tag, messages, budget, (results, boundaries), serial)
         if found is not None:
             checkpoint, results, boundaries = found
     if checkpoint is None:
@@ -289,8 +289,7 @@ def _load(
     tag: str,
     messages: Sequence[Message],
     budget: int,
-    boundaries: list[tuple[int, int]],
-    total: int,
+    paired: tuple[list[ExchangeResult], list[tuple[int, int]]],
     serial: int,
 ) -> tuple[tuple[Checkpoint, list[ExchangeResult], list[tuple[int, int]]] | None, tuple[int, bytes] | None]:
     """A checkpoint another process kept for a prefix of ``messages``, at one of the
@@ -298,7 +297,8 @@ def _load(
     (the messages its prefix holds referred to weakly, as a checkpoint of this process),
     the calls after it and the boundaries after it; ``None`` when the store has none.
     Also the latest prefix (end, digest) computed, ``None`` where none was."""
-    tail = total - _REPLAY_TAIL
+    results, boundaries = paired  # the whole conversation's, from ``_resume``
+    tail = len(results) - _REPLAY_TAIL
     least = max(store.min_calls, 1)
     ends = [(end, count) for end, count in boundaries if least <= count <= tail][-_SHARED_CANDIDATES:]
     digests: list[bytes] = []
@@ -337,8 +337,9 @@ def _load(
             failed_tools=failed_tools,
             digest=digest,
         )
-        results, after = _pairs(messages, end, count)
-        return (checkpoint, results, after), known
+        # the calls and boundaries after the checkpoint: the tail of the pairing already made
+        after = [(index, calls) for index, calls in boundaries if index >= end]
+        return (checkpoint, results[count:], after), known
     return None, known
 
 
