@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from toolerr import Message, Policy, ToolCall, ToolErrorLayer, ToolLoopError, rewrite_wire
 from toolerr._failopen import forget_causes
 from toolerr._progress import SAME_RESULT_NOTE, STALL_NOTE, git_fingerprint
@@ -473,3 +475,50 @@ def test_the_wire_rewrite_watches_progress_on_a_step_without_failure(wire: str) 
         rewritten.append(rewrite_wire(wire, list(request), layer=layer))
     assert [r.changed for r in rewritten] == [False, False, True]
     assert SAME in json.dumps(rewritten[2].request[-1])
+
+
+# --- the same-result check without probes pairs only the steps that can count ------------
+
+_IDS = st.sampled_from(["c1", "c2", "c3", None])
+_TEXTS = st.sampled_from(["same", "other", "Error: 503 Service Unavailable"])
+
+
+@st.composite
+def _conversations(draw: st.DrawFn) -> list[Message]:
+    """Steps with colliding, missing and orphan call ids, duplicate results, user turns."""
+    messages = [Message("user", "go")]
+    for _ in range(draw(st.integers(1, 9))):
+        calls = tuple(
+            ToolCall(draw(_IDS) or "c0", draw(st.sampled_from(["read", "search"])), {"q": draw(_TEXTS)})
+            for _ in range(draw(st.integers(0, 3)))
+        )
+        messages.append(Message("assistant", "", tool_calls=calls))
+        for _ in range(draw(st.integers(0, 4))):
+            if draw(st.booleans()) and draw(st.booleans()):
+                messages.append(Message("user", draw(_TEXTS)))
+            else:
+                messages.append(Message("tool", draw(_TEXTS), tool_call_id=draw(_IDS)))
+    return messages
+
+
+@settings(max_examples=400, deadline=None)
+@given(_conversations(), st.integers(2, 4))
+def test_the_lean_same_result_check_equals_the_full_pairing(messages: list[Message], repeats: int) -> None:
+    """Without probes, ``assess`` pairs only the steps whose results share a text with the
+    decision step's: its answer (decision, calls, number of steps) is the full pairing's."""
+    layer = ToolErrorLayer(same_result_repeats=repeats)
+    progress = layer._progress
+    assert progress is not None and not progress.probing
+    lean = layer._assess(messages, None, probe=False)
+    inspect = layer.inspect
+    if progress._repeated_texts(messages) is None:
+        assert lean is None
+        return
+    steps = progress._steps(messages)
+    if not steps:
+        assert lean is None
+        return
+    decision, calls = progress._same_result(steps, inspect)
+    assert lean is not None
+    assert lean.history == (None,) * len(steps)
+    assert (lean.decision, lean.calls) == (decision, calls)

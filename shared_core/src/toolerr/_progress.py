@@ -225,20 +225,17 @@ class Progress:
     # -- the conversation's steps --------------------------------------------------
 
     @staticmethod
-    def _steps(messages: Sequence[Message], keyed: bool = True) -> list[_Step]:
-        """The conversation's tool steps, each keyed (``keyed``: the key that finds a
-        step's fingerprint; else ``None``) by everything before it (a chain of every
-        earlier message's role, content, calls and call id: two conversations share a key
-        only where they are the same up to the step), its position, its call ids and its
-        results' contents."""
+    def _steps(messages: Sequence[Message]) -> list[_Step]:
+        """The conversation's tool steps, each keyed (the key that finds a step's
+        fingerprint) by everything before it (a chain of every earlier message's role,
+        content, calls and call id: two conversations share a key only where they are the
+        same up to the step), its position, its call ids and its results' contents."""
         steps: list[_Step] = []
         chain: Hashable = None
         for index, message in enumerate(messages):
             if message.role == "assistant" and message.tool_calls:
                 results = tuple(r for r in pair_results(messages, index) if r.call is not None)
-                if results and not keyed:
-                    steps.append(_Step(index, None, results))
-                elif results:
+                if results:
                     key = (
                         chain,
                         index,
@@ -246,8 +243,6 @@ class Progress:
                         tuple(content_fingerprint(r.message.content) for r in results),
                     )
                     steps.append(_Step(index, key, results))
-            if not keyed:
-                continue
             calls = tuple(
                 (c.id, c.name, c.raw_arguments if c.raw_arguments is not None else repr(c.arguments))
                 for c in message.tool_calls
@@ -277,9 +272,20 @@ class Progress:
         Returns:
             The :class:`Assessment`, or ``None`` when there is no tool step.
         """
-        if not self.probing and not self._may_repeat(messages):
-            return None  # the common case without probes: one pass, no pairing of old steps
-        steps = self._steps(messages, keyed=self.probing)  # keys find fingerprints only
+        if not self.probing:
+            texts = self._repeated_texts(messages)
+            if texts is None:
+                return None  # the common case without probes: one pass, no pairing of old steps
+            lean = self._steps_with(messages, texts)
+            count, steps = lean if lean is not None else (0, self._steps(messages))
+            if not steps:
+                return None
+            count = count or len(steps)
+            # only the same-result check applies: on the steps whose results share a text
+            # with the decision step's (the others cannot count), the latest step last
+            decision, calls = self._same_result(steps, inspect)
+            return Assessment((None,) * count, 0, False, decision, calls)
+        steps = self._steps(messages)
         if not steps:
             return None
         history: list[Hashable | None] = [None] * len(steps)
@@ -304,26 +310,70 @@ class Progress:
             decision, calls = self._same_result(steps[epoch:], inspect)
         return Assessment(tuple(history), steps[epoch].index if epoch else 0, fresh, decision, calls)
 
-    def _may_repeat(self, messages: Sequence[Message]) -> bool:
-        """Whether a result of the decision step has its text at least
+    def _repeated_texts(self, messages: Sequence[Message]) -> set[str] | None:
+        """The texts of the decision step's results, where one of them is found at least
         ``same_result_repeats`` times among the conversation's tool results (a cheap
-        pre-check: the same tool and arguments are checked after it)."""
+        pre-check: the same tool and arguments are checked after it); else ``None``."""
         repeats = self.policy.same_result_repeats
         last = len(messages) - 1
         while last >= 0 and messages[last].role != "assistant":
             last -= 1
         if not repeats or last < 0 or not messages[last].tool_calls:
-            return False
+            return None
         texts = {_text(m.content) for m in messages[last + 1 :] if m.role == "tool"}
         if not texts:
-            return False
+            return None
         counts = dict.fromkeys(texts, 0)
         for message in messages:
             if message.role == "tool":
                 text = _text(message.content)
                 if text in counts:
                     counts[text] += 1
-        return bool(max(counts.values()) >= repeats)
+        return texts if max(counts.values()) >= repeats else None
+
+    @staticmethod
+    def _steps_with(messages: Sequence[Message], texts: set[str]) -> tuple[int, list[_Step]] | None:
+        """The number of tool steps of the conversation (as :meth:`_steps` counts them) and,
+        paired, those among them with a result whose text is one of ``texts`` (the decision
+        step's), and the latest step (last). A step counts where a result pairs with one of
+        its calls: a result without a call id (it takes the first free call), or with one
+        of theirs. ``None`` where the latest step is not the decision step (none of its
+        results pairs with a call): the texts to look for are then another step's."""
+        count = 0
+        chosen: list[int] = []
+        latest = last = -1
+        index, ids, paired, wanted = -1, frozenset[str | None](), False, False
+        for position, message in enumerate(messages):
+            if message.role == "assistant":
+                last = position
+                if paired:
+                    count, latest = count + 1, index
+                    if wanted:
+                        chosen.append(index)
+                index, paired, wanted = -1, False, False
+                if message.tool_calls:
+                    index = position
+                    ids = frozenset(c.id for c in message.tool_calls)
+            elif (
+                message.role == "tool"
+                and index >= 0
+                and (message.tool_call_id is None or message.tool_call_id in ids)
+            ):
+                paired = True
+                wanted = wanted or _text(message.content) in texts
+        if paired:
+            count, latest = count + 1, index
+            if wanted:
+                chosen.append(index)
+        if latest != last:
+            return None
+        if latest >= 0 and (not chosen or chosen[-1] != latest):
+            chosen.append(latest)
+        steps = []
+        for i in chosen:
+            results = tuple(r for r in pair_results(messages, i) if r.call is not None)
+            steps.append(_Step(i, None, results))
+        return count, steps
 
     def _stall(
         self, steps: list[_Step], history: list[Hashable | None], inspect: Callable[[Message], Verdict]
