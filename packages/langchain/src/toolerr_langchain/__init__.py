@@ -8,8 +8,13 @@
 """
 
 from ._messages import METADATA_KEY, from_toolerr, to_toolerr, verdict_of
-from ._middleware import ToolErrorMiddleware, default_error_content, handle_tool_errors, rewrite_messages
-from ._retry import retry_on
+from ._middleware import (
+    ToolErrorMiddleware,
+    default_error_content,
+    handle_tool_errors,
+    retry_on,
+    rewrite_messages,
+)
 
 __all__ = [
     "METADATA_KEY",

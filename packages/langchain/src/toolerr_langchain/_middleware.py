@@ -1,6 +1,8 @@
 """The LangChain and LangGraph hooks: ``ToolErrorMiddleware`` (a LangChain v1 agent
-middleware) and, for users who build their own graph, :func:`handle_tool_errors` (for
-``ToolNode``) and :func:`rewrite_messages` (before a model call)."""
+middleware), :func:`retry_on` (for LangChain's ``ToolRetryMiddleware``) and, for users who
+build their own graph, :func:`handle_tool_errors` (for ``ToolNode``) and
+:func:`rewrite_messages` (before a model call). The classification is the core's: these
+hooks hold no rule of their own."""
 
 from __future__ import annotations
 
@@ -371,6 +373,32 @@ def handle_tool_errors(e: Exception) -> str:
         if run is not None:
             TEXT_VERDICTS.put(run, content, CLASSIFIER.inspect_exception(e, text=content))
     return content
+
+
+def retry_on(exc: Exception) -> bool:
+    """Whether ``ToolRetryMiddleware`` should run a failed tool call again: ``True`` only
+    for a transient failure the other side turned away before doing anything (HTTP 429 and
+    503, a refused connection, a DNS failure: the core's outcome ``not_executed``), so a
+    retry cannot do the work twice. ``False`` for a permanent failure (a
+    ``PermissionError``, a 404, a bad argument), for a failure whose outcome is unknown
+    (a read timeout, a 500 or 502: the call may have taken effect) and for anything the
+    core cannot classify; the exception then reaches the next middleware (put
+    ``ToolErrorMiddleware`` before ``ToolRetryMiddleware`` in ``middleware=[...]``, so that
+    it turns the exception into an error result for the model).
+
+    Fails closed: an internal error of toolerr's gives ``False`` (no retry; a WARNING on
+    logger ``toolerr``), never a duplicate call.
+
+    Args:
+        exc: The exception the tool raised (what ``ToolRetryMiddleware`` passes).
+
+    Returns:
+        Whether to retry.
+    """
+    with fail_open("classifying an exception for ToolRetryMiddleware", "it is not retried"):
+        verdict = CLASSIFIER.inspect_exception(exc)
+        return verdict.kind == "transient" and verdict.outcome == "not_executed"
+    return False
 
 
 def rewrite_messages(
