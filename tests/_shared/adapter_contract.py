@@ -733,6 +733,24 @@ class AdapterContract:
         assert not any(word in str(part) for word in _WORDS for entry in t.seen[1] for part in entry)
         assert [(r.kind, r.verdict.status) for r in records] == [("transient", 503)]
 
+    @pytest.mark.parametrize("form", ["c3", "c1"])
+    def test_error_detail_safe_reads_the_status_a_message_states(self, form: str) -> None:
+        """``error_detail="safe"`` on a plain exception whose own message states the HTTP
+        status and the wait: the model is shown what the core renders from the one
+        classification of the object (type, status, wait), in the result and the note."""
+        city = "Lyon"
+        exception = RuntimeError(
+            f"upstream returned HTTP 503 Service Unavailable, retry after 30 seconds ({_WORDS[0]})"
+        )
+        t = self.drive([[city], "done"], {city: exception}, form=form, error_detail="safe")
+        assert t.error is None, t.error
+        result = ("tool", "Error: RuntimeError (HTTP status 503, Retry-After 30 seconds)")
+        assert result in t.seen[1] or any(
+            entry[0] == "tool" and entry[1].startswith(result[1] + "\n") for entry in t.seen[1]
+        ), t.seen[1]
+        assert t.seen[1] == self.rendered([[city]], {city: exception}, form=form, error_detail="safe")
+        assert _WORDS[0] not in repr(t.seen[1])
+
     @pytest.mark.parametrize("form", ["c3", "c4"])
     def test_error_detail_none_shows_the_guidance_only(self, form: str) -> None:
         """``error_detail="none"``: the model is shown that the call failed and the

@@ -23,6 +23,7 @@ from langgraph.prebuilt.tool_node import ToolInvocationError
 from toolerr import DetectionRecord, Policy, ToolErrorLayer
 from toolerr.adapters import (
     ConversationRun,
+    Failure,
     Layers,
     acall_with_retries,
     call_with_retries,
@@ -272,7 +273,13 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
             return with_verdict(result, self.layer.inspect(to_toolerr(result)))
         return result
 
-    def _content(self, exc: Exception, request: ToolCallRequest) -> Any:
+    def _failure(self, exc: Exception, tool_name: str) -> Failure | None:
+        """The exception classified once (its shown text under ``error_detail`` with it)."""
+        with fail_open(f"classifying the exception of {tool_name}", "the error result goes out unclassified"):
+            return failure_of(self.layer, exc, tool=tool_name)
+        return None
+
+    def _content(self, exc: Exception, request: ToolCallRequest, failure: Failure | None) -> Any:
         """What ``on_error`` (else :func:`default_error_content`) makes of an exception."""
         if self.on_error is not None:
             return self.on_error(exc, request)
@@ -281,19 +288,17 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
             msg += "run async (ainvoke/astream) or provide `on_error`."
             raise RuntimeError(msg) from exc
         if self.layer.policy.error_detail != "full":  # the type and safe fields, or nothing
-            return shown_failure(self.layer, exc)
+            return failure.text if failure is not None else shown_failure(self.layer, exc)
         return default_error_content(exc)
 
     def _error_result(
-        self, exc: Exception, content: Any, request: ToolCallRequest, tool_name: str
+        self, exc: Exception, content: Any, request: ToolCallRequest, tool_name: str, failure: Failure | None
     ) -> ToolMessage:
         if content is None:
             raise exc
         call_id = request.tool_call.get("id") or ""
         message = ToolMessage(content=content, tool_call_id=call_id, name=tool_name, status="error")
-        with fail_open(f"classifying the exception of {tool_name}", "the error result goes out unclassified"):
-            return with_verdict(message, failure_of(self.layer, exc, tool=tool_name).verdict)
-        return message
+        return with_verdict(message, failure.verdict) if failure is not None else message
 
     def wrap_tool_call(
         self,
@@ -310,7 +315,8 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
             result = call_with_retries(layer, tool_name, lambda: handler(request), never=_NOT_RETRIED)
             return cast("ToolMessage | Command[Any]", self._annotated(result, tool_name))
         exc = cast("Exception", raised.error)
-        return self._error_result(exc, self._content(exc, request), request, tool_name)
+        failure = self._failure(exc, tool_name)
+        return self._error_result(exc, self._content(exc, request, failure), request, tool_name, failure)
 
     async def awrap_tool_call(
         self,
@@ -326,10 +332,13 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
             result = await acall_with_retries(layer, tool_name, lambda: handler(request), never=_NOT_RETRIED)
             return cast("ToolMessage | Command[Any]", self._annotated(result, tool_name))
         exc = cast("Exception", raised.error)
+        failure = self._failure(exc, tool_name)
         content = (
-            self._content(exc, request) if self.aon_error is None else await self.aon_error(exc, request)
+            self._content(exc, request, failure)
+            if self.aon_error is None
+            else await self.aon_error(exc, request)
         )
-        return self._error_result(exc, content, request, tool_name)
+        return self._error_result(exc, content, request, tool_name, failure)
 
     # -- for custom graphs -----------------------------------------------------------------
 
