@@ -15,6 +15,7 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 from agents import Agent, AgentsException, FunctionTool, RunConfig, get_current_trace
@@ -31,6 +32,7 @@ from toolerr.adapters import (
     guard_call,
     parse_arguments,
     plain_failure_of,
+    remember_hidden_retries,
 )
 
 from ._convert import CLIENT, to_conversation
@@ -154,21 +156,26 @@ class ToolErrorRecovery:
         tool: str | None = None,
         call_id: str | None = None,
         raw: object = None,
+        shown: str | None = None,
     ) -> str | None:
-        """The tool result for an exception (``None`` where toolerr fails); its verdict is
-        remembered in the run's scope for the call id and the result, and the attempt
-        running for the hook's context ``raw`` (``auto_retry``) is told it failed."""
+        """The tool result for an exception (``None`` where toolerr fails), or ``shown``
+        (the user's formatter's text) classified as it; its verdict is remembered in the
+        run's scope for the call id and the result, and the attempt running for the hook's
+        context ``raw`` (``auto_retry``) is told it failed."""
         if context is not None:
             tool, call_id = tool or context.tool_name, call_id or context.tool_call_id
         snapshot = self._trail.current()
         run = snapshot.run if snapshot is not None else None
-        with fail_open(_CLASSIFYING, "the SDK's default text is used"):
-            failure = plain_failure_of(self.layer, error, tool=tool)
-            self.layer.remember(call_id, failure.verdict, failure.text, run=run)
+        then = "the SDK's default text is used" if shown is None else "its text is classified alone"
+        with fail_open(_CLASSIFYING, then):
+            failure = (plain_failure_of if shown is None else failure_of)(self.layer, error, tool=tool)
+            text = failure.text if shown is None else shown
+            self.layer.remember(call_id, failure.verdict, text, run=run)
             attempt = attempt_of(raw)
             if attempt is not None:
-                attempt.classified(self.layer, error, call_id, failure.verdict, failure.text, run)
-            return failure.text
+                attempt.error = error
+                attempt.count_hidden = partial(remember_hidden_retries, self.layer, call_id, text, run=run)
+            return text
         return None
 
     # -- the model input ---------------------------------------------------------------
@@ -303,15 +310,10 @@ class ToolErrorRecovery:
             if theirs is None:
                 return ours
             if ours is not None and isinstance(theirs, str):  # their words, our classification
-                with fail_open(_CLASSIFYING, "its text is classified alone"):
-                    error = cast(Exception, args.error)
-                    failure = failure_of(self.layer, error, tool=args.tool_name)
-                    snapshot = self._trail.current()
-                    run = snapshot and snapshot.run
-                    self.layer.remember(args.call_id, failure.verdict, theirs, run=run)
-                    attempt = attempt_of(args.run_context)
-                    if attempt is not None:  # the hidden retries count for their text
-                        attempt.classified(self.layer, error, args.call_id, failure.verdict, theirs, run)
+                error, context = cast(Exception, args.error), args.run_context
+                self._failure_text(
+                    error, None, tool=args.tool_name, call_id=args.call_id, raw=context, shown=theirs
+                )
             return cast(str, theirs)
 
         setattr(call_model_input_filter, _OWNER, self)

@@ -6,7 +6,7 @@ exception and hands it to the failure hooks (the tool's failure function, then t
 there. With ``auto_retry`` on, :func:`install` puts a :class:`Rerun` in a tool's
 ``on_invoke_tool`` (in place, once): it runs the SDK's own invoker as one attempt, and an
 attempt whose failure toolerr's hook classified (:func:`attempt_of`) is re-run through the
-kit's :func:`~toolerr.adapters.acall_with_retries` with the same context and input; the
+kit's :func:`~toolerr.adapters.acall_with_result_retries` with the same context and input; the
 model sees the last attempt's result only, and its remembered verdict counts the hidden
 retries. Which policy decides is read from the run's own config at each call (the
 ``call_model_input_filter`` of a :class:`ToolErrorRecovery`), so one tool serves runs
@@ -15,7 +15,6 @@ with and without toolerr, and with different policies.
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
@@ -24,8 +23,8 @@ from typing import Any
 
 from agents import FunctionTool
 from agents.tool_context import ToolContext
-from toolerr import ToolErrorLayer, Verdict
-from toolerr.adapters import acall_with_retries, fail_open, hidden_retries_of
+from toolerr import ToolErrorLayer
+from toolerr.adapters import acall_with_result_retries, fail_open, hidden_retries_of
 
 _Invoker = Callable[[ToolContext[Any], str], Awaitable[Any]]
 _LayerOf = Callable[[Any], "ToolErrorLayer | None"]
@@ -42,32 +41,9 @@ class Attempt:
 
     context: object
     """The context the invoker got (the failure hooks get the same object)."""
-    layer: ToolErrorLayer | None = None
     error: BaseException | None = None
-    call_id: str | None = None
-    verdict: Verdict | None = None
-    content: Any = None
-    run: object | None = None
-
-    def classified(
-        self,
-        layer: ToolErrorLayer,
-        error: BaseException,
-        call_id: str | None,
-        verdict: Verdict,
-        content: Any,
-        run: object | None,
-    ) -> None:
-        """Called by toolerr's failure hook: this attempt failed with ``error``, whose
-        verdict was remembered for ``content`` in run scope ``run``."""
-        self.layer, self.error, self.call_id = layer, error, call_id
-        self.verdict, self.content, self.run = verdict, content, run
-
-    def count_hidden(self, hidden: int) -> None:
-        """The verdict remembered again, with the hidden retries before this attempt."""
-        if self.layer is not None and self.verdict is not None:
-            verdict = dataclasses.replace(self.verdict, hidden_retries=hidden)
-            self.layer.remember(self.call_id, verdict, self.content, run=self.run)
+    count_hidden: Callable[[int], None] | None = None
+    """Remembers the hook's verdict again with the hidden retries before this attempt."""
 
 
 _INSTALLING = threading.Lock()
@@ -79,20 +55,6 @@ def attempt_of(context: object) -> Attempt | None:
     outside a :class:`Rerun` or for another call's context (a nested run's tool)."""
     attempt = _ATTEMPT.get()
     return attempt if attempt is not None and attempt.context is context else None
-
-
-class _Failed(Exception):
-    """An attempt whose failure toolerr classified: its result and the attempt."""
-
-    def __init__(self, output: Any, attempt: Attempt) -> None:
-        super().__init__("toolerr: a tool call's attempt failed")
-        self.output, self.attempt = output, attempt
-
-
-def _cause(error: BaseException) -> BaseException | None:
-    """The tool's own exception behind a failed attempt; ``None`` (not re-run) for what the
-    invoker raised itself (no failure hook, the SDK's own errors, cancellation)."""
-    return error.attempt.error if isinstance(error, _Failed) else None
 
 
 class Rerun:
@@ -123,7 +85,7 @@ class Rerun:
             return await invoker(ctx, input)
         runs = 0
 
-        async def attempt() -> Any:
+        async def attempt() -> tuple[Any, Attempt]:
             nonlocal runs
             runs += 1
             if runs > 1 and getattr(ctx, _SDK_FAILURE_FLAG, False):
@@ -131,22 +93,16 @@ class Rerun:
             current = Attempt(ctx)
             token = _ATTEMPT.set(current)
             try:
-                output = await invoker(ctx, input)
+                return await invoker(ctx, input), current
             finally:
                 _ATTEMPT.reset(token)
-            if current.error is not None:
-                raise _Failed(output, current)
-            return output
 
         name = getattr(ctx, "tool_name", None) or "unknown_tool"
-        try:
-            return await acall_with_retries(layer, name, attempt, unwrap=_cause)
-        except _Failed as failed:  # the last attempt: its result goes to the model
-            hidden = hidden_retries_of(failed)
-            if hidden:
-                with fail_open("counting the hidden retries", "the record counts none"):
-                    failed.attempt.count_hidden(hidden)
-            return failed.output
+        output, last = await acall_with_result_retries(layer, name, attempt, lambda done: done[1].error)
+        if last.error is not None and last.count_hidden is not None:  # the last attempt's result
+            with fail_open("counting the hidden retries", "the record counts none"):
+                last.count_hidden(hidden_retries_of(last.error))
+        return output
 
 
 def install(tool: FunctionTool, layer_of: _LayerOf) -> None:
