@@ -159,6 +159,7 @@ KIT_NAMES = [
     "without_chat_calls",
     "acall_with_result_retries",
     "remember_hidden_retries",
+    "input_text_parts",
 ]
 
 

@@ -36,7 +36,7 @@ The other groups:
 - runs and caches (``ConversationRun``, ``ConversionCache``: by content or by object,
   ``LRUCache``);
 - the wire formats' conversions (``WIRE_FORMATS``, ``openai_chat_to_messages``,
-  ``anthropic_to_messages``, ``responses_to_messages``);
+  ``anthropic_to_messages``, ``responses_to_messages``, ``input_text_parts``);
 - the decoder side of the string ban (``BanCursor``, ``PreparedVocabulary``).
 
 Each name here was also in ``toolerr`` before; reading it from ``toolerr`` still works
@@ -124,7 +124,7 @@ from ._types import (
 from ._wire import WIRE_FORMATS
 from ._wire_anthropic import anthropic_to_messages
 from ._wire_chat import openai_chat_to_messages
-from ._wire_responses import responses_to_messages
+from ._wire_responses import input_text_parts, responses_to_messages
 
 __all__ = [
     "CALL_BLOCK_TYPES",
@@ -191,6 +191,7 @@ __all__ = [
     "guidance_for",
     "hidden_retries_of",
     "hinted_safety",
+    "input_text_parts",
     "invalid_call_verdict",
     "normalise_client",
     "openai_chat_to_messages",

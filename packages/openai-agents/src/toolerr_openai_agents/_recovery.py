@@ -63,9 +63,6 @@ class _RunStopped(ToolLoopError, AgentsException):
         self.run_data = None
 
 
-_TraceRuns = RunTrail  # the name test_isolation's registry test reaches for
-
-
 class ToolErrorRecovery:
     """Re-delivers failed tool calls to the model for the OpenAI Agents SDK::
 
