@@ -130,7 +130,7 @@ class ToolErrorRecovery:
             applies the form, C1 too, to the model call's view only); the SDK's default
             text where toolerr fails (logged).
         """
-        text = self._failure_text(error, ctx if isinstance(ctx, ToolContext) else None, raw=ctx)
+        text = self._failure_text(error, ctx)
         return default_tool_error_function(ctx, error) if text is None else text
 
     def tool_error_formatter(self, args: ToolErrorFormatterArgs[Any]) -> str | None:
@@ -140,26 +140,22 @@ class ToolErrorRecovery:
         error = getattr(args, "error", None)
         if args.kind != "tool_exception" or not isinstance(error, BaseException):
             return None
-        context = args.run_context if isinstance(args.run_context, ToolContext) else None
-        return self._failure_text(
-            error, context, tool=args.tool_name, call_id=args.call_id, raw=args.run_context
-        )
+        return self._failure_text(error, args.run_context, tool=args.tool_name, call_id=args.call_id)
 
     def _failure_text(
         self,
         error: BaseException,
-        context: ToolContext[Any] | None,
+        context: object,
         *,
         tool: str | None = None,
         call_id: str | None = None,
-        raw: object = None,
         shown: str | None = None,
     ) -> str | None:
         """The tool result for an exception (``None`` where toolerr fails), or ``shown``
         (the user's formatter's text) classified as it; its verdict is remembered in the
         run's scope for the call id and the result, and the attempt running for the hook's
-        context ``raw`` (``auto_retry``) is told it failed."""
-        if context is not None:
+        ``context`` (``auto_retry``) is told it failed."""
+        if isinstance(context, ToolContext):
             tool, call_id = tool or context.tool_name, call_id or context.tool_call_id
         snapshot = self._trail.current()
         run = snapshot.run if snapshot is not None else None
@@ -168,7 +164,7 @@ class ToolErrorRecovery:
             failure = (plain_failure_of if shown is None else failure_of)(self.layer, error, tool=tool)
             text = failure.text if shown is None else shown
             self.layer.remember(call_id, failure.verdict, text, run=run)
-            attempt = attempt_of(raw)
+            attempt = attempt_of(context)
             if attempt is not None:
                 attempt.error = error
                 attempt.count_hidden = partial(remember_hidden_retries, self.layer, call_id, text, run=run)
@@ -308,9 +304,7 @@ class ToolErrorRecovery:
                 return ours
             if ours is not None and isinstance(theirs, str):  # their words, our classification
                 error, context = cast(Exception, args.error), args.run_context
-                self._failure_text(
-                    error, None, tool=args.tool_name, call_id=args.call_id, raw=context, shown=theirs
-                )
+                self._failure_text(error, context, tool=args.tool_name, call_id=args.call_id, shown=theirs)
             return cast(str, theirs)
 
         setattr(call_model_input_filter, _OWNER, self)
