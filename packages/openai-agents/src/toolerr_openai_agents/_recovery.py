@@ -7,14 +7,17 @@
   (the run's history is not changed).
 * ``tool_input_guardrail`` (per function tool): loop actions ``block`` and ``stop``.
 * ``on_invoke_tool`` (per function tool, with ``auto_retry`` only): hidden retries
-  (``_rerun``).
+  (:class:`Rerun`).
 """
 
 from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Callable
+import threading
+from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
+from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
@@ -27,16 +30,17 @@ from agents.tool_guardrails import ToolGuardrailFunctionOutput, ToolInputGuardra
 from toolerr import DetectionRecord, Policy, ToolErrorLayer, ToolLoopError
 from toolerr.adapters import (
     RunTrail,
+    acall_with_result_retries,
     fail_open,
     failure_of,
     guard_call,
+    hidden_retries_of,
     parse_arguments,
     plain_failure_of,
     remember_hidden_retries,
 )
 
 from ._convert import CLIENT, to_conversation
-from ._rerun import attempt_of, install
 
 if TYPE_CHECKING:
     from toolerr import PolicyOptions
@@ -45,6 +49,7 @@ if TYPE_CHECKING:
 __all__ = ["ToolErrorRecovery"]
 
 _Target = TypeVar("_Target", Agent[Any], FunctionTool)
+_Invoker = Callable[[ToolContext[Any], str], Awaitable[Any]]
 _OWNER = "__toolerr_recovery__"
 _CLASSIFYING = "classifying a tool exception"
 logger = logging.getLogger("toolerr")
@@ -85,7 +90,7 @@ class ToolErrorRecovery:
 
     With ``auto_retry`` on, the input filter (and :meth:`wrap`) puts a wrapper in each
     function tool's ``on_invoke_tool`` (in place, once) that re-runs a failure the failure
-    hooks classified as one to re-run hidden (``_rerun``).
+    hooks classified as one to re-run hidden.
 
     One object serves any number of agents and concurrent runs: the verdicts of failures
     it produced are remembered in the run's own scope (by call id and result text), the
@@ -258,7 +263,7 @@ class ToolErrorRecovery:
         tools += tuple(t for t in getattr(agent, "tools", None) or () if isinstance(t, FunctionTool))
         if self.policy.auto_retry:
             for tool in tools:
-                install(tool, ToolErrorRecovery._retry_layer)
+                install(tool)
         if not guard:
             return
         for owner in (*tools, *(getattr(agent, "mcp_servers", None) or ())):
@@ -351,3 +356,99 @@ class ToolErrorRecovery:
             else:
                 raise TypeError(f"wrap() takes an Agent or a FunctionTool, got {type(target).__name__}")
         return targets[0]
+
+
+# -- hidden retries (``auto_retry``) ------------------------------------------------------
+
+_SDK_FAILURE_FLAG = "_function_tool_default_failure_handled"
+"""Set on the tool context by the SDK when its default failure handler wrote the result
+(read back once the invoker returns, to skip output validation for it): cleared before a
+re-run, so a retry that succeeds is not taken for the SDK's error text."""
+
+
+@dataclass
+class Attempt:
+    """One run of a tool call's invoker, and the failure toolerr's hook classified in it."""
+
+    context: object
+    """The context the invoker got (the failure hooks get the same object)."""
+    error: BaseException | None = None
+    count_hidden: Callable[[int], None] | None = None
+    """Remembers the hook's verdict again with the hidden retries before this attempt."""
+
+
+_INSTALLING = threading.Lock()
+_ATTEMPT: ContextVar[Attempt | None] = ContextVar("toolerr_openai_agents_attempt", default=None)
+
+
+def attempt_of(context: object) -> Attempt | None:
+    """The attempt running for ``context`` (the context a failure hook got), ``None``
+    outside a :class:`Rerun` or for another call's context (a nested run's tool)."""
+    attempt = _ATTEMPT.get()
+    return attempt if attempt is not None and attempt.context is context else None
+
+
+class Rerun:
+    """A ``FunctionTool.on_invoke_tool`` that re-runs the SDK's invoker as ``auto_retry``
+    allows. The SDK runs a function tool itself: the invoker catches the tool's exception
+    and hands it to the failure hooks (the tool's failure function, then the run's
+    ``tool_error_formatter``), whose text is the result and which classify the failure
+    (:func:`attempt_of`). An attempt whose failure they classified is re-run with the same
+    context and input (:func:`toolerr.adapters.acall_with_result_retries`); the model sees
+    the last attempt's result only, and its remembered verdict counts the hidden retries.
+    The run's own config decides at each call (:meth:`ToolErrorRecovery._retry_layer`), so
+    one tool serves runs with and without toolerr, and with different policies. Attributes
+    it lacks are the invoker's (the SDK's markers); ``__wrapped__`` is the invoker, so the
+    SDK reads its signature (which context it passes) as before."""
+
+    def __init__(self, invoker: _Invoker) -> None:
+        self.__wrapped__ = invoker
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "__wrapped__":
+            raise AttributeError(name)
+        return getattr(self.__wrapped__, name)
+
+    def __agents_bind_function_tool__(self, tool: FunctionTool) -> Rerun:
+        """A copy of the tool (``copy.copy``) rebinds the SDK's invoker to itself."""
+        bind = getattr(self.__wrapped__, "__agents_bind_function_tool__", None)
+        bound = bind(tool) if callable(bind) else self.__wrapped__
+        return self if bound is self.__wrapped__ else Rerun(bound)
+
+    async def __call__(self, ctx: ToolContext[Any], input: str) -> Any:
+        invoker, layer = self.__wrapped__, None
+        with fail_open("reading the run's auto_retry", "the call runs once"):
+            layer = ToolErrorRecovery._retry_layer(ctx)
+        if layer is None:
+            return await invoker(ctx, input)
+        runs = 0
+
+        async def attempt() -> tuple[Any, Attempt]:
+            nonlocal runs
+            runs += 1
+            if runs > 1 and getattr(ctx, _SDK_FAILURE_FLAG, False):
+                setattr(ctx, _SDK_FAILURE_FLAG, False)
+            current = Attempt(ctx)
+            token = _ATTEMPT.set(current)
+            try:
+                return await invoker(ctx, input), current
+            finally:
+                _ATTEMPT.reset(token)
+
+        name = getattr(ctx, "tool_name", None) or "unknown_tool"
+        output, last = await acall_with_result_retries(layer, name, attempt, lambda done: done[1].error)
+        if last.error is not None and last.count_hidden is not None:  # the last attempt's result
+            with fail_open("counting the hidden retries", "the record counts none"):
+                last.count_hidden(hidden_retries_of(last.error))
+        return output
+
+
+def install(tool: FunctionTool) -> None:
+    """Put a :class:`Rerun` in ``tool.on_invoke_tool`` (once). Not in an agent run as a
+    tool (``Agent.as_tool``): its run may have called tools, with their effects, before
+    the failure its exception tells of, so it is never re-run hidden."""
+    if isinstance(tool.on_invoke_tool, Rerun) or getattr(tool, "_is_agent_tool", False):
+        return
+    with _INSTALLING:  # runs in threads may reach the same tool at once
+        if not isinstance(tool.on_invoke_tool, Rerun):
+            tool.on_invoke_tool = Rerun(tool.on_invoke_tool)
