@@ -157,6 +157,9 @@ KIT_NAMES = [
     "rewrite_objects",
     "tool_raised",
     "without_chat_calls",
+    "acall_with_result_retries",
+    "remember_hidden_retries",
+    "input_text_parts",
 ]
 
 

@@ -21,7 +21,7 @@ from oa_support import call, done, inputs, run_agent, scripted
 from pydantic import BaseModel
 from toolerr import DetectionRecord
 from toolerr_openai_agents import ToolErrorRecovery
-from toolerr_openai_agents._rerun import Rerun
+from toolerr_openai_agents._recovery import Rerun
 
 OK = "Paris: 18 C, cloudy"
 UNAVAILABLE = "HTTPError: HTTP Error 503: Service Unavailable"

@@ -211,8 +211,7 @@ def test_a_trace_collected_while_the_trace_registry_is_locked_does_not_hang() ->
 
     from agents.tracing.traces import NoOpTrace
     from toolerr import ToolErrorLayer
-    from toolerr.adapters import RunSnapshot
-    from toolerr_openai_agents import _recovery
+    from toolerr.adapters import RunSnapshot, RunTrail
 
     class CollectingLock:
         """The registry's own lock, with a collection while it is held."""
@@ -227,7 +226,7 @@ def test_a_trace_collected_while_the_trace_registry_is_locked_does_not_hang() ->
         def __exit__(self, *exc: object) -> None:
             self.inner.release()
 
-    runs = _recovery._TraceRuns()
+    runs = RunTrail()  # the adapter's registry of traces
     runs._lock = CollectingLock(runs._lock)  # type: ignore[assignment]
     abandoned = NoOpTrace()
     context = contextvars.copy_context()

@@ -188,14 +188,19 @@ def responses_in(items: Sequence[Any], client: str, offset: int) -> Converted:
     return out
 
 
-def _input_text(content: Any, before: Any) -> Any:
-    """Blocks toolerr appended as ``{"type": "text"}`` -> Responses ``input_text``."""
+def input_text_parts(content: Any, before: Any = None) -> Any:
+    """Neutral content -> Responses input content: its ``{"type": "text"}`` blocks (those
+    toolerr appended: not in ``before``, the content converted) become ``input_text``
+    parts; everything else (a string, other blocks) is kept."""
     if not isinstance(content, list):
         return content
     kept = {id(b) for b in before} if isinstance(before, list) else set()
     return [
         {"type": "input_text", "text": b["text"]}
-        if id(b) not in kept and isinstance(b, Mapping) and b.get("type") == "text"
+        if id(b) not in kept
+        and isinstance(b, Mapping)
+        and b.get("type") == "text"
+        and isinstance(b.get("text"), str)
         else b
         for b in content
     ]
@@ -218,7 +223,7 @@ def responses_out(items: Sequence[Any], conv: Converted, new: Sequence[Message])
                 else {
                     "type": "message",
                     "role": "user",
-                    "content": copy_json(_input_text(message.content, None)),
+                    "content": copy_json(input_text_parts(message.content, None)),
                 }
             )
             continue
@@ -238,7 +243,7 @@ def responses_out(items: Sequence[Any], conv: Converted, new: Sequence[Message])
         # the blocks of the content converted (a conversion cache's own): kept as they are
         before = sources[origin].content if origin in sources else None
         field = "output" if message.role == "tool" else "content"
-        out.append({**item, field: copy_json(_input_text(message.content, before))})
+        out.append({**item, field: copy_json(input_text_parts(message.content, before))})
     return out
 
 

@@ -14,7 +14,8 @@ and verdict), ``guard_call`` (the loop check before a tool runs, ``Blocked``),
 ``RunSnapshot`` (a run's latest conversation and its lazily built ledger) and ``Layers``
 (the layer per policy and declared tool safety); ``call_with_retries`` and
 ``acall_with_retries`` (``_kit_retry``: ``auto_retry``'s hidden retries where an adapter runs
-the tool). ``docs/ARCHITECTURE.md`` maps each
+the tool), ``acall_with_result_retries`` and ``remember_hidden_retries`` (``_kit_caught``:
+where the framework turns the tool's exception into a result). ``docs/ARCHITECTURE.md`` maps each
 framework's hooks to them.
 
 The other groups:
@@ -35,7 +36,7 @@ The other groups:
 - runs and caches (``ConversationRun``, ``ConversionCache``: by content or by object,
   ``LRUCache``);
 - the wire formats' conversions (``WIRE_FORMATS``, ``openai_chat_to_messages``,
-  ``anthropic_to_messages``, ``responses_to_messages``);
+  ``anthropic_to_messages``, ``responses_to_messages``, ``input_text_parts``);
 - the decoder side of the string ban (``BanCursor``, ``PreparedVocabulary``).
 
 Each name here was also in ``toolerr`` before; reading it from ``toolerr`` still works
@@ -76,6 +77,7 @@ from ._kit import (
     plain_failure_of,
     shown_failure,
 )
+from ._kit_caught import acall_with_result_retries, remember_hidden_retries
 from ._kit_convert import (
     CALL_BLOCK_TYPES,
     chat_raw_arguments,
@@ -122,7 +124,7 @@ from ._types import (
 from ._wire import WIRE_FORMATS
 from ._wire_anthropic import anthropic_to_messages
 from ._wire_chat import openai_chat_to_messages
-from ._wire_responses import responses_to_messages
+from ._wire_responses import input_text_parts, responses_to_messages
 
 __all__ = [
     "CALL_BLOCK_TYPES",
@@ -164,6 +166,7 @@ __all__ = [
     "SpecialTokens",
     "TextVerdicts",
     "ToolSafety",
+    "acall_with_result_retries",
     "acall_with_retries",
     "anthropic_to_messages",
     "call_with_retries",
@@ -188,6 +191,7 @@ __all__ = [
     "guidance_for",
     "hidden_retries_of",
     "hinted_safety",
+    "input_text_parts",
     "invalid_call_verdict",
     "normalise_client",
     "openai_chat_to_messages",
@@ -198,6 +202,7 @@ __all__ = [
     "plain_failure_of",
     "records_of",
     "register_special_tokens",
+    "remember_hidden_retries",
     "remove_special_tokens",
     "render_abstract",
     "render_note",

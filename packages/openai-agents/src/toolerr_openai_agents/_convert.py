@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolerr import Message, ToolCall
-from toolerr.adapters import ConversionCache
+from toolerr.adapters import ConversionCache, input_text_parts
 
 CLIENT = "openai-agents"
 _NO_CACHE = ConversionCache(0)
@@ -77,7 +77,7 @@ class Conversation:
                     raise ValueError(
                         f"toolerr returned a new {message.role} message; only user notes are expected"
                     )
-                out.append({"role": "user", "content": to_input_content(message.content)})
+                out.append({"role": "user", "content": input_text_parts(message.content)})
             elif self.messages[origin] is message:
                 out += [items[i] for i in groups[origin]]
             elif message.role == "assistant":
@@ -86,28 +86,13 @@ class Conversation:
                 out += [items[i] for i in groups[origin] if i not in calls or i in kept]
             elif message.role in ("tool", "user"):
                 item = dict(as_mapping(items[groups[origin][0]]))
-                item["output" if message.role == "tool" else "content"] = to_input_content(message.content)
+                item["output" if message.role == "tool" else "content"] = input_text_parts(message.content)
                 out.append(item)
             else:
                 raise ValueError(
                     f"toolerr changed a {message.role} message; only tool and user messages are expected"
                 )
         return out
-
-
-def to_input_content(content: Any) -> Any:
-    """Neutral content -> Responses input content: text blocks the core appended
-    (``{"type": "text"}``) become ``input_text`` parts; everything else is kept."""
-    if isinstance(content, list):
-        return [
-            {"type": "input_text", "text": block["text"]}
-            if isinstance(block, Mapping)
-            and block.get("type") == "text"
-            and isinstance(block.get("text"), str)
-            else block
-            for block in content
-        ]
-    return content
 
 
 def to_conversation(items: Sequence[Any], cache: ConversionCache | None = None) -> Conversation:

@@ -7,14 +7,18 @@
   (the run's history is not changed).
 * ``tool_input_guardrail`` (per function tool): loop actions ``block`` and ``stop``.
 * ``on_invoke_tool`` (per function tool, with ``auto_retry`` only): hidden retries
-  (``_rerun``).
+  (:class:`Rerun`).
 """
 
 from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Callable
+import threading
+from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
+from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 from agents import Agent, AgentsException, FunctionTool, RunConfig, get_current_trace
@@ -26,15 +30,17 @@ from agents.tool_guardrails import ToolGuardrailFunctionOutput, ToolInputGuardra
 from toolerr import DetectionRecord, Policy, ToolErrorLayer, ToolLoopError
 from toolerr.adapters import (
     RunTrail,
+    acall_with_result_retries,
     fail_open,
     failure_of,
     guard_call,
+    hidden_retries_of,
     parse_arguments,
     plain_failure_of,
+    remember_hidden_retries,
 )
 
 from ._convert import CLIENT, to_conversation
-from ._rerun import attempt_of, install
 
 if TYPE_CHECKING:
     from toolerr import PolicyOptions
@@ -43,6 +49,7 @@ if TYPE_CHECKING:
 __all__ = ["ToolErrorRecovery"]
 
 _Target = TypeVar("_Target", Agent[Any], FunctionTool)
+_Invoker = Callable[[ToolContext[Any], str], Awaitable[Any]]
 _OWNER = "__toolerr_recovery__"
 _CLASSIFYING = "classifying a tool exception"
 logger = logging.getLogger("toolerr")
@@ -59,9 +66,6 @@ class _RunStopped(ToolLoopError, AgentsException):
     def __init__(self, error: ToolLoopError) -> None:
         ToolLoopError.__init__(self, error.decision, calls=error.calls, fingerprints=error.fingerprints)
         self.run_data = None
-
-
-_TraceRuns = RunTrail  # the name test_isolation's registry test reaches for
 
 
 class ToolErrorRecovery:
@@ -86,7 +90,7 @@ class ToolErrorRecovery:
 
     With ``auto_retry`` on, the input filter (and :meth:`wrap`) puts a wrapper in each
     function tool's ``on_invoke_tool`` (in place, once) that re-runs a failure the failure
-    hooks classified as one to re-run hidden (``_rerun``).
+    hooks classified as one to re-run hidden.
 
     One object serves any number of agents and concurrent runs: the verdicts of failures
     it produced are remembered in the run's own scope (by call id and result text), the
@@ -131,7 +135,7 @@ class ToolErrorRecovery:
             applies the form, C1 too, to the model call's view only); the SDK's default
             text where toolerr fails (logged).
         """
-        text = self._failure_text(error, ctx if isinstance(ctx, ToolContext) else None, raw=ctx)
+        text = self._failure_text(error, ctx)
         return default_tool_error_function(ctx, error) if text is None else text
 
     def tool_error_formatter(self, args: ToolErrorFormatterArgs[Any]) -> str | None:
@@ -141,34 +145,35 @@ class ToolErrorRecovery:
         error = getattr(args, "error", None)
         if args.kind != "tool_exception" or not isinstance(error, BaseException):
             return None
-        context = args.run_context if isinstance(args.run_context, ToolContext) else None
-        return self._failure_text(
-            error, context, tool=args.tool_name, call_id=args.call_id, raw=args.run_context
-        )
+        return self._failure_text(error, args.run_context, tool=args.tool_name, call_id=args.call_id)
 
     def _failure_text(
         self,
         error: BaseException,
-        context: ToolContext[Any] | None,
+        context: object,
         *,
         tool: str | None = None,
         call_id: str | None = None,
-        raw: object = None,
+        shown: str | None = None,
     ) -> str | None:
-        """The tool result for an exception (``None`` where toolerr fails); its verdict is
-        remembered in the run's scope for the call id and the result, and the attempt
-        running for the hook's context ``raw`` (``auto_retry``) is told it failed."""
-        if context is not None:
+        """The tool result for an exception (``None`` where toolerr fails), or ``shown``
+        (the user's formatter's text) classified as it; its verdict is remembered in the
+        run's scope for the call id and the result, and the attempt running for the hook's
+        ``context`` (``auto_retry``) is told it failed."""
+        if isinstance(context, ToolContext):
             tool, call_id = tool or context.tool_name, call_id or context.tool_call_id
         snapshot = self._trail.current()
         run = snapshot.run if snapshot is not None else None
-        with fail_open(_CLASSIFYING, "the SDK's default text is used"):
-            failure = plain_failure_of(self.layer, error, tool=tool)
-            self.layer.remember(call_id, failure.verdict, failure.text, run=run)
-            attempt = attempt_of(raw)
+        then = "the SDK's default text is used" if shown is None else "its text is classified alone"
+        with fail_open(_CLASSIFYING, then):
+            failure = (plain_failure_of if shown is None else failure_of)(self.layer, error, tool=tool)
+            text = failure.text if shown is None else shown
+            self.layer.remember(call_id, failure.verdict, text, run=run)
+            attempt = attempt_of(context)
             if attempt is not None:
-                attempt.classified(self.layer, error, call_id, failure.verdict, failure.text, run)
-            return failure.text
+                attempt.error = error
+                attempt.count_hidden = partial(remember_hidden_retries, self.layer, call_id, text, run=run)
+            return text
         return None
 
     # -- the model input ---------------------------------------------------------------
@@ -258,7 +263,7 @@ class ToolErrorRecovery:
         tools += tuple(t for t in getattr(agent, "tools", None) or () if isinstance(t, FunctionTool))
         if self.policy.auto_retry:
             for tool in tools:
-                install(tool, ToolErrorRecovery._retry_layer)
+                install(tool)
         if not guard:
             return
         for owner in (*tools, *(getattr(agent, "mcp_servers", None) or ())):
@@ -303,15 +308,8 @@ class ToolErrorRecovery:
             if theirs is None:
                 return ours
             if ours is not None and isinstance(theirs, str):  # their words, our classification
-                with fail_open(_CLASSIFYING, "its text is classified alone"):
-                    error = cast(Exception, args.error)
-                    failure = failure_of(self.layer, error, tool=args.tool_name)
-                    snapshot = self._trail.current()
-                    run = snapshot and snapshot.run
-                    self.layer.remember(args.call_id, failure.verdict, theirs, run=run)
-                    attempt = attempt_of(args.run_context)
-                    if attempt is not None:  # the hidden retries count for their text
-                        attempt.classified(self.layer, error, args.call_id, failure.verdict, theirs, run)
+                error, context = cast(Exception, args.error), args.run_context
+                self._failure_text(error, context, tool=args.tool_name, call_id=args.call_id, shown=theirs)
             return cast(str, theirs)
 
         setattr(call_model_input_filter, _OWNER, self)
@@ -358,3 +356,99 @@ class ToolErrorRecovery:
             else:
                 raise TypeError(f"wrap() takes an Agent or a FunctionTool, got {type(target).__name__}")
         return targets[0]
+
+
+# -- hidden retries (``auto_retry``) ------------------------------------------------------
+
+_SDK_FAILURE_FLAG = "_function_tool_default_failure_handled"
+"""Set on the tool context by the SDK when its default failure handler wrote the result
+(read back once the invoker returns, to skip output validation for it): cleared before a
+re-run, so a retry that succeeds is not taken for the SDK's error text."""
+
+
+@dataclass
+class Attempt:
+    """One run of a tool call's invoker, and the failure toolerr's hook classified in it."""
+
+    context: object
+    """The context the invoker got (the failure hooks get the same object)."""
+    error: BaseException | None = None
+    count_hidden: Callable[[int], None] | None = None
+    """Remembers the hook's verdict again with the hidden retries before this attempt."""
+
+
+_INSTALLING = threading.Lock()
+_ATTEMPT: ContextVar[Attempt | None] = ContextVar("toolerr_openai_agents_attempt", default=None)
+
+
+def attempt_of(context: object) -> Attempt | None:
+    """The attempt running for ``context`` (the context a failure hook got), ``None``
+    outside a :class:`Rerun` or for another call's context (a nested run's tool)."""
+    attempt = _ATTEMPT.get()
+    return attempt if attempt is not None and attempt.context is context else None
+
+
+class Rerun:
+    """A ``FunctionTool.on_invoke_tool`` that re-runs the SDK's invoker as ``auto_retry``
+    allows. The SDK runs a function tool itself: the invoker catches the tool's exception
+    and hands it to the failure hooks (the tool's failure function, then the run's
+    ``tool_error_formatter``), whose text is the result and which classify the failure
+    (:func:`attempt_of`). An attempt whose failure they classified is re-run with the same
+    context and input (:func:`toolerr.adapters.acall_with_result_retries`); the model sees
+    the last attempt's result only, and its remembered verdict counts the hidden retries.
+    The run's own config decides at each call (:meth:`ToolErrorRecovery._retry_layer`), so
+    one tool serves runs with and without toolerr, and with different policies. Attributes
+    it lacks are the invoker's (the SDK's markers); ``__wrapped__`` is the invoker, so the
+    SDK reads its signature (which context it passes) as before."""
+
+    def __init__(self, invoker: _Invoker) -> None:
+        self.__wrapped__ = invoker
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "__wrapped__":
+            raise AttributeError(name)
+        return getattr(self.__wrapped__, name)
+
+    def __agents_bind_function_tool__(self, tool: FunctionTool) -> Rerun:
+        """A copy of the tool (``copy.copy``) rebinds the SDK's invoker to itself."""
+        bind = getattr(self.__wrapped__, "__agents_bind_function_tool__", None)
+        bound = bind(tool) if callable(bind) else self.__wrapped__
+        return self if bound is self.__wrapped__ else Rerun(bound)
+
+    async def __call__(self, ctx: ToolContext[Any], input: str) -> Any:
+        invoker, layer = self.__wrapped__, None
+        with fail_open("reading the run's auto_retry", "the call runs once"):
+            layer = ToolErrorRecovery._retry_layer(ctx)
+        if layer is None:
+            return await invoker(ctx, input)
+        runs = 0
+
+        async def attempt() -> tuple[Any, Attempt]:
+            nonlocal runs
+            runs += 1
+            if runs > 1 and getattr(ctx, _SDK_FAILURE_FLAG, False):
+                setattr(ctx, _SDK_FAILURE_FLAG, False)
+            current = Attempt(ctx)
+            token = _ATTEMPT.set(current)
+            try:
+                return await invoker(ctx, input), current
+            finally:
+                _ATTEMPT.reset(token)
+
+        name = getattr(ctx, "tool_name", None) or "unknown_tool"
+        output, last = await acall_with_result_retries(layer, name, attempt, lambda done: done[1].error)
+        if last.error is not None and last.count_hidden is not None:  # the last attempt's result
+            with fail_open("counting the hidden retries", "the record counts none"):
+                last.count_hidden(hidden_retries_of(last.error))
+        return output
+
+
+def install(tool: FunctionTool) -> None:
+    """Put a :class:`Rerun` in ``tool.on_invoke_tool`` (once). Not in an agent run as a
+    tool (``Agent.as_tool``): its run may have called tools, with their effects, before
+    the failure its exception tells of, so it is never re-run hidden."""
+    if isinstance(tool.on_invoke_tool, Rerun) or getattr(tool, "_is_agent_tool", False):
+        return
+    with _INSTALLING:  # runs in threads may reach the same tool at once
+        if not isinstance(tool.on_invoke_tool, Rerun):
+            tool.on_invoke_tool = Rerun(tool.on_invoke_tool)
