@@ -147,6 +147,7 @@ class TestContract(AdapterContract):
         **_ids(
             "test_error_detail_safe_shows_type_status_and_guidance_only", ["c3", "abstract"], _NO_USER_TURN
         ),
+        **_ids("test_error_detail_safe_reads_the_status_a_message_states", ["c3"], _NO_USER_TURN),
         **_ids("test_error_detail_none_shows_the_guidance_only", ["c3", "c4"], _NO_USER_TURN),
         # the contract's default form C3 written out (the same behaviour in C1: test_server_*)
         **_ids("test_each_kind_gets_its_guidance", ["transient", "fixable", "unrecoverable"], _C3_DEFAULT),
