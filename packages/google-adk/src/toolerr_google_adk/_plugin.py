@@ -142,7 +142,7 @@ class ToolErrorPlugin(BasePlugin):
         """With loop action ``block``: ``{"error": ...}`` instead of running an identical
         repeat of a failed non-transient call (checked against the agent's latest model
         call); ``stop`` raises :class:`toolerr.ToolLoopError`."""
-        kept = self._snapshot.get()  # none of this invocation's agent: no model call yet, nothing to repeat
+        kept = self._snapshot.get()  # another agent's or invocation's: no model call yet, nothing to repeat
         ledger = kept[1].ledger if kept is not None and kept[0] == _run_key(tool_context) else lambda: None
         # The answer's payload {"error": text} reads back as text: its verdict is remembered.
         blocked = guard_call(self.layer, tool.name, dict(tool_args), _call_key(tool_context), ledger=ledger)
