@@ -11,12 +11,10 @@ import urllib.error
 from collections.abc import Awaitable, Callable
 
 import pytest
-from toolerr import Message, ToolErrorLayer
+from toolerr import ToolErrorLayer
 from toolerr.adapters import (
     acall_with_result_retries,
-    failure_of,
     hidden_retries_of,
-    remember_hidden_retries,
 )
 
 
@@ -94,26 +92,3 @@ def test_what_the_call_raises_itself_leaves_unretried() -> None:
     with pytest.raises(urllib.error.HTTPError):
         run(ToolErrorLayer(auto_retry=3), call)
     assert attempts == [1]
-
-
-def test_a_verdict_classified_before_the_retries_ended_counts_them() -> None:
-    layer, scope = ToolErrorLayer(auto_retry=2), object()
-    failure = failure_of(layer, unavailable(), tool="pay")
-    assert failure.verdict.hidden_retries == 0
-    layer.remember("call_1", failure.verdict, failure.text, run=scope)
-    remember_hidden_retries(layer, "call_1", failure.text, 2, run=scope)
-    counted = layer.recall("call_1", failure.text, run=scope)
-    assert counted == dataclasses.replace(failure.verdict, hidden_retries=2)
-    result = Message(role="tool", content=failure.text, tool_call_id="call_1", name="pay")
-    assert layer.inspect(result, run=scope).hidden_retries == 2
-    assert layer.inspect(result).hidden_retries == 0  # another scope: not remembered there
-
-
-def test_nothing_is_remembered_without_a_verdict_or_hidden_retries() -> None:
-    layer, scope = ToolErrorLayer(), object()
-    remember_hidden_retries(layer, "call_1", "Error: 503", 2, run=scope)
-    assert layer.recall("call_1", "Error: 503", run=scope) is None
-    failure = failure_of(layer, unavailable(), tool="pay")
-    layer.remember("call_1", failure.verdict, failure.text, run=scope)
-    remember_hidden_retries(layer, "call_1", failure.text, 0, run=scope)
-    assert layer.recall("call_1", failure.text, run=scope) is failure.verdict

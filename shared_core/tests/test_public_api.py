@@ -151,6 +151,9 @@ KIT_NAMES = [
     "acall_with_retries",
     "call_with_retries",
     "hidden_retries_of",
+    "remember_hidden_retries",
+    "same_objects",
+    "appended_text",
     "CheckpointBackend",
     "SharedCheckpoints",
     "hinted_safety",
@@ -158,7 +161,6 @@ KIT_NAMES = [
     "tool_raised",
     "without_chat_calls",
     "acall_with_result_retries",
-    "remember_hidden_retries",
     "input_text_parts",
 ]
 

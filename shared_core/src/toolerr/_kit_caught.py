@@ -1,12 +1,12 @@
 """The adapter kit, hidden retries where the framework catches the tool's exception
 itself: its invoker gives back a failed result (the Agents SDK's ``on_invoke_tool``,
-strands' ``ToolResultEvent`` with its ``exception``), not the exception, and its failure
-hook may have classified the failure before the retries were counted. Exported from
+strands' ``ToolResultEvent`` with its ``exception``), not the exception (its failure hook
+may have classified the failure before the retries were counted:
+:func:`~toolerr.adapters.remember_hidden_retries`). Exported from
 :mod:`toolerr.adapters`."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -15,7 +15,7 @@ from ._kit_retry import acall_with_retries
 if TYPE_CHECKING:
     from ._layer import ToolErrorLayer
 
-__all__ = ["acall_with_result_retries", "remember_hidden_retries"]
+__all__ = ["acall_with_result_retries"]
 
 T = TypeVar("T")
 
@@ -67,16 +67,3 @@ async def acall_with_result_retries(
         return await acall_with_retries(layer, name, attempt, unwrap=_cause)
     except _FailedResult as failed:
         return failed.result  # type: ignore[no-any-return]  # what call() gave
-
-
-def remember_hidden_retries(
-    layer: ToolErrorLayer, call_id: str | None, content: Any, hidden: int, *, run: object | None = None
-) -> None:
-    """The verdict remembered for ``call_id`` and ``content`` in ``run``, remembered again
-    with the ``hidden`` retries (``auto_retry``) before the attempt it was classified in:
-    for a framework whose failure hook classified the failure before the retries ended.
-    Nothing is remembered without such a verdict or without hidden retries. Raises what
-    the layer raises: call it inside :class:`~toolerr.adapters.fail_open`."""
-    verdict = layer.recall(call_id, content, run=run) if hidden else None
-    if verdict is not None:
-        layer.remember(call_id, dataclasses.replace(verdict, hidden_retries=hidden), content, run=run)

@@ -14,8 +14,10 @@ and verdict), ``guard_call`` (the loop check before a tool runs, ``Blocked``),
 ``RunSnapshot`` (a run's latest conversation and its lazily built ledger) and ``Layers``
 (the layer per policy and declared tool safety); ``call_with_retries`` and
 ``acall_with_retries`` (``_kit_retry``: ``auto_retry``'s hidden retries where an adapter runs
-the tool), ``acall_with_result_retries`` and ``remember_hidden_retries`` (``_kit_caught``:
-where the framework turns the tool's exception into a result). ``docs/ARCHITECTURE.md`` maps each
+the tool; ``acall_with_result_retries``, ``_kit_caught``: where the framework turns the
+tool's exception into a result; ``remember_hidden_retries``, ``_kit_hidden``: counted where
+the framework made the failed result); ``same_objects`` and ``appended_text``
+(``_kit_changes``: what a rewrite changed of a framework's own parts). ``docs/ARCHITECTURE.md`` maps each
 framework's hooks to them.
 
 The other groups:
@@ -77,7 +79,8 @@ from ._kit import (
     plain_failure_of,
     shown_failure,
 )
-from ._kit_caught import acall_with_result_retries, remember_hidden_retries
+from ._kit_caught import acall_with_result_retries
+from ._kit_changes import appended_text, same_objects
 from ._kit_convert import (
     CALL_BLOCK_TYPES,
     chat_raw_arguments,
@@ -89,6 +92,7 @@ from ._kit_convert import (
     without_call_blocks,
     without_chat_calls,
 )
+from ._kit_hidden import remember_hidden_retries
 from ._kit_retry import acall_with_retries, call_with_retries, hidden_retries_of, tool_raised
 from ._kit_trail import RunTrail
 from ._layer import records_of
@@ -169,6 +173,7 @@ __all__ = [
     "acall_with_result_retries",
     "acall_with_retries",
     "anthropic_to_messages",
+    "appended_text",
     "call_with_retries",
     "canonical_arguments",
     "chat_raw_arguments",
@@ -213,6 +218,7 @@ __all__ = [
     "rewrite_objects",
     "rewrite_tail",
     "safety_from_annotations",
+    "same_objects",
     "shown_failure",
     "tool_raised",
     "weak_origin",

@@ -19,9 +19,9 @@ from typing import Any
 
 from google.genai import types
 from toolerr import Message, ToolCall
-from toolerr.adapters import NoteParts, Role, content_text
+from toolerr.adapters import NoteParts, Role, appended_text, content_text, same_objects
 
-__all__ = ["CLIENT", "Conversation", "response_content", "to_conversation"]
+__all__ = ["CLIENT", "Conversation", "response_content"]
 
 CLIENT = "google-adk"
 """ADK's tool results carry no client template of their own."""
@@ -163,12 +163,9 @@ class Conversation:
         parts: list[types.Part] = []
 
         def flush() -> None:
-            if group is None:
-                return
-            original = tuple(group.parts or ())
-            if len(parts) == len(original) and all(a is b for a, b in zip(parts, original, strict=True)):
+            if group is not None and same_objects(parts, group.parts or ()):
                 out.append(group)
-            elif parts:
+            elif group is not None and parts:
                 out.append(group.model_copy(update={"parts": list(parts)}))
 
         for message in messages:
@@ -195,55 +192,37 @@ class Conversation:
             (part,) = origin.parts
             return [_with_response_text(part, message)]
         # A user message a form appended to: its parts, then the added text.
-        before, text = _user_text(origin.parts), message.text
-        if not text.startswith(before):
-            return [_note_part(text)]
-        added = text[len(before) :]
+        added = appended_text(_user_text(origin.parts), message.text)
+        if added is None:
+            return [_note_part(message.text)]
         return [*origin.parts, _note_part(added)] if added else list(origin.parts)
 
 
 def _with_response_text(part: types.Part, message: Message) -> types.Part:
-    """A new part whose function response carries what form C1 appended to the message
-    (a copy of the payload: the session's own payload object is never changed)."""
+    """A new part whose function response carries the message's new text, in a copy of
+    the payload (the session's own payload object is never changed): what form C1 appended
+    to it, or the excerpt of a long result the rewrite quarantined, in the payload's own
+    key (the part as it is where the excerpt's text has no key of its own: shown whole)."""
     result = part.function_response
     assert result is not None
     response: Any = result.response or {}
     old, _ = response_content(response)
     new = message.content
-    if isinstance(new, str) and isinstance(old, str) and not new.startswith(old):
-        return _with_response_replaced(part, response, old, new)
-    added = new[len(old) :].lstrip("\n") if isinstance(new, str) and isinstance(old, str) else ""
-    if not added:
+    if not isinstance(new, str) or not isinstance(old, str):
         return part
-    payload: dict[str, Any] = dict(response)
-    if len(payload) == 1 and "result" in payload:
-        payload["result"] = new
-    elif len(payload) == 1 and isinstance(payload.get("error"), str):
-        payload["error"] = new
-    elif isinstance(payload.get("content"), list) and old == content_text(payload["content"]):
-        payload["content"] = [*payload["content"], {"type": "text", "text": added}]
-    else:
-        payload["guidance"] = added
-    return part.model_copy(update={"function_response": result.model_copy(update={"response": payload})})
-
-
-def _with_response_replaced(part: types.Part, response: Any, old: str, new: str) -> types.Part:
-    """A new part whose function response carries ``new`` instead of its text ``old`` (a
-    long result the rewrite quarantined: its excerpt), in the payload's own key; the part
-    as it is where the text has no key of its own (shown whole)."""
-    result = part.function_response
-    assert result is not None
+    added = appended_text(old, new)
+    if added is not None and not added.lstrip("\n"):
+        return part
     payload: dict[str, Any] = dict(response)
     if len(payload) == 1 and isinstance(payload.get("result"), str):
         payload["result"] = new
     elif len(payload) == 1 and isinstance(payload.get("error"), str):
         payload["error"] = new
     elif isinstance(payload.get("content"), list) and old == content_text(payload["content"]):
-        payload["content"] = [{"type": "text", "text": new}]
+        kept, text = (payload["content"], added.lstrip("\n")) if added is not None else ([], new)
+        payload["content"] = [*kept, {"type": "text", "text": text}]
+    elif added is not None:
+        payload["guidance"] = added.lstrip("\n")
     else:
         return part
     return part.model_copy(update={"function_response": result.model_copy(update={"response": payload})})
-
-
-to_conversation = Conversation
-"""The neutral conversation of a request's contents (see :class:`Conversation`)."""

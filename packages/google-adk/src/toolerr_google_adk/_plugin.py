@@ -16,10 +16,11 @@ from google.adk.models.llm_response import LlmResponse
 from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.tool_context import ToolContext
-from toolerr import DetectionRecord, FailureLedger, Policy, ToolErrorLayer
+from toolerr import DetectionRecord, Policy, ToolErrorLayer
 from toolerr.adapters import RunSnapshot, acall_with_retries, fail_open, failure_of, guard_call
 
-from ._convert import CLIENT, to_conversation
+from ._convert import CLIENT
+from ._convert import Conversation as to_conversation
 
 if TYPE_CHECKING:
     from toolerr import PolicyOptions
@@ -141,15 +142,8 @@ class ToolErrorPlugin(BasePlugin):
         """With loop action ``block``: ``{"error": ...}`` instead of running an identical
         repeat of a failed non-transient call (checked against the agent's latest model
         call); ``stop`` raises :class:`toolerr.ToolLoopError`."""
-
-        def ledger() -> FailureLedger | None:
-            kept = self._snapshot.get()
-            if kept is None or kept[0] != _run_key(tool_context):
-                return None
-            if self.policy.loop_action == "note" and not kept[1].latest_is_unknown_outcome(tool.name):
-                return None  # only the idempotency guard could answer, and it cannot: no replay
-            return kept[1].ledger()
-
+        kept = self._snapshot.get()  # another agent's or invocation's: no model call yet, nothing to repeat
+        ledger = kept[1].ledger if kept is not None and kept[0] == _run_key(tool_context) else lambda: None
         # The answer's payload {"error": text} reads back as text: its verdict is remembered.
         blocked = guard_call(self.layer, tool.name, dict(tool_args), _call_key(tool_context), ledger=ledger)
         return None if blocked is None else {"error": blocked.text}

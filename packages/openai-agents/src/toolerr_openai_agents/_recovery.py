@@ -34,7 +34,6 @@ from toolerr.adapters import (
     fail_open,
     failure_of,
     guard_call,
-    hidden_retries_of,
     parse_arguments,
     plain_failure_of,
     remember_hidden_retries,
@@ -373,7 +372,7 @@ class Attempt:
     context: object
     """The context the invoker got (the failure hooks get the same object)."""
     error: BaseException | None = None
-    count_hidden: Callable[[int], None] | None = None
+    count_hidden: Callable[[BaseException], None] | None = None
     """Remembers the hook's verdict again with the hidden retries before this attempt."""
 
 
@@ -438,8 +437,7 @@ class Rerun:
         name = getattr(ctx, "tool_name", None) or "unknown_tool"
         output, last = await acall_with_result_retries(layer, name, attempt, lambda done: done[1].error)
         if last.error is not None and last.count_hidden is not None:  # the last attempt's result
-            with fail_open("counting the hidden retries", "the record counts none"):
-                last.count_hidden(hidden_retries_of(last.error))
+            last.count_hidden(last.error)
         return output
 
 

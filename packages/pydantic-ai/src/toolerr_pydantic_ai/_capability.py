@@ -40,7 +40,7 @@ from toolerr.adapters import (
     failure_of,
     framework_verdict,
     guard_call,
-    hidden_retries_of,
+    remember_hidden_retries,
 )
 
 from ._convert import CLIENT, call_of, to_conversation, tool_return_text
@@ -50,11 +50,8 @@ def _tool_error(error: BaseException) -> BaseException | None:
     """The tool's own exception behind the failed result :meth:`ToolErrorRecovery.on_tool_execute_error`
     made of it (``auto_retry`` classifies it); ``None`` for pydantic-ai's own signals."""
     cause = error.__cause__
-    if isinstance(error, (ToolFailed, _Mapped)) and not isinstance(
-        cause, (ModelRetry, UnexpectedModelBehavior)
-    ):
-        return cause
-    return None
+    wrapped = isinstance(error, (ToolFailed, _Mapped))
+    return cause if wrapped and not isinstance(cause, (ModelRetry, UnexpectedModelBehavior)) else None
 
 
 if TYPE_CHECKING:
@@ -178,27 +175,13 @@ class ToolErrors(AbstractCapability[Any]):
                         layer.remember(call.tool_call_id, _RETRY, content=text, run=run)
             raise
         except ToolFailed as error:
-            self._count_hidden(layer, run, call, error)
+            remember_hidden_retries(layer, call.tool_call_id, error.message, error, run=run)
             raise
         except _Mapped:
             raise
         except ModelRetry as error:  # from a tool hook: the framework charges the retry
             layer.remember(call.tool_call_id, _RETRY, content=error.message, run=run)
             raise
-
-    def _count_hidden(
-        self, layer: ToolErrorLayer, run: object, call: ToolCallPart, error: ToolFailed
-    ) -> None:
-        """The verdict remembered for the failed result, with the hidden retries
-        (``auto_retry``) that came before it."""
-        hidden = hidden_retries_of(error)
-        if not hidden:
-            return
-        with fail_open("counting the hidden retries of a tool call", "ignored"):
-            verdict = layer.recall(call.tool_call_id, error.message, run=run)
-            if verdict is not None:
-                counted = replace(verdict, hidden_retries=hidden)
-                layer.remember(call.tool_call_id, counted, content=error.message, run=run)
 
     def _ledger(self, ctx: RunContext[Any], layer: ToolErrorLayer, run: object) -> FailureLedger:
         """Without a snapshot (no ``for_run``): the ledger of the run's history so far."""
@@ -234,20 +217,17 @@ class ToolErrors(AbstractCapability[Any]):
             self._remember_rejected(ctx, call, error)
             raise error
         failure = self._failed(ctx, call, error, "classifying an argument validation error")
-        if failure is None:
-            raise error from None
         raise ToolFailed(failure.text) from error
 
-    def _failed(
-        self, ctx: RunContext[Any], call: ToolCallPart, error: Exception, where: str
-    ) -> Failure | None:
-        """The failure shown for ``error``, remembered for the call; ``None`` when toolerr
-        failed (logged: the error propagates as without toolerr)."""
-        with fail_open(where, "it propagates") as guard:
+    def _failed(self, ctx: RunContext[Any], call: ToolCallPart, error: Exception, where: str) -> Failure:
+        """The failure shown for ``error``, remembered for the call; when toolerr fails
+        (logged), ``error`` itself is raised: it propagates as without toolerr."""
+        with fail_open(where, "it propagates"):
             layer, run = self._scope(ctx)
             failure = self._failure(layer, error, call)
             layer.remember(call.tool_call_id, failure.verdict, content=failure.text, run=run)
-        return None if guard.failed else failure
+            return failure
+        raise error from None
 
     def _failure(self, layer: ToolErrorLayer, error: Exception, call: ToolCallPart) -> Failure:
         """A ``ModelRetry`` is the framework's fixable signal; any other error is classified."""
@@ -288,8 +268,6 @@ class ToolErrors(AbstractCapability[Any]):
                 raise error
             self._mcp_failure(ctx, call, cause.message)
         failure = self._failed(ctx, call, error, "classifying a tool exception")
-        if failure is None:
-            raise error from None
         if failure.verdict.kind == "fixable" and ctx.retries.get(call.tool_name, 0) < ctx.max_retries:
             raise _Mapped(failure.text) from error
         raise ToolFailed(failure.text) from error

@@ -31,7 +31,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 from toolerr import Message, ToolCall
-from toolerr.adapters import ConversionCache, NoteParts
+from toolerr.adapters import ConversionCache, NoteParts, appended_text, same_objects
 
 CLIENT = "generic"
 
@@ -116,9 +116,7 @@ class Conversation:
         used: set[int] = set()
         for message in messages:
             origin: _Origin | None = message.origin if isinstance(message.origin, tuple) else None
-            if origin is not None and id(origin[0]) not in self.index_of:
-                origin = None
-            if origin is None:
+            if origin is None or id(origin[0]) not in self.index_of:
                 # A new message (the note): a user prompt part of the request it follows.
                 note = _NOTES.made(UserPromptPart(message.text))
                 last = groups[-1][0] if groups else None
@@ -148,7 +146,7 @@ class Conversation:
                 out.append(ModelRequest(parts=parts))
                 continue
             source: Any = self.source[source_index]
-            out.append(source if _same_parts(parts, source.parts) else replace(source, parts=parts))
+            out.append(source if same_objects(parts, source.parts) else replace(source, parts=parts))
         return out
 
     def _next_request(self, groups: list[tuple[int | None, list[Any]]], used: set[int]) -> int | None:
@@ -178,18 +176,14 @@ def _changed_part(part: ModelRequestPart, message: Message) -> ModelRequestPart:
     if isinstance(part, UserPromptPart):
         if isinstance(part.content, str):
             # what the form appended, after the part's own text
-            before, text = _NOTES.text(part, part.content), message.text
-            added = text[len(before) :] if text.startswith(before) else None
-            return _NOTES.made(replace(part, content=part.content + added if added is not None else text))
+            added = appended_text(_NOTES.text(part, part.content), message.text)
+            text = part.content + added if added is not None else message.text
+            return _NOTES.made(replace(part, content=text))
         content = list(part.content)
         extra = message.content[len(content) :] if isinstance(message.content, list) else []
         texts = [block.get("text", "") for block in extra if isinstance(block, dict)]
         return _NOTES.made(replace(part, content=[*content, *texts]))
     return part
-
-
-def _same_parts(parts: Sequence[Any], original: Sequence[Any]) -> bool:
-    return len(parts) == len(original) and all(a is b for a, b in zip(parts, original, strict=True))
 
 
 def to_conversation(messages: Sequence[ModelMessage], cache: ConversionCache) -> Conversation:
@@ -200,7 +194,7 @@ def to_conversation(messages: Sequence[ModelMessage], cache: ConversionCache) ->
     out = conversation.messages
     for index, message in enumerate(messages):
         conversation.index_of[id(message)] = index
-        entry = cache.get_object(message, _convert, lambda m, e: _same_parts(m.parts, e[0]))
+        entry = cache.get_object(message, _convert, lambda m, e: same_objects(m.parts, e[0]))
         out.extend(entry[1])
         conversation.calls.update(entry[2])
     return conversation
