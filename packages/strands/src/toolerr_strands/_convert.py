@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolerr import Message, ToolCall
-from toolerr.adapters import ConversionCache, NoteParts
+from toolerr.adapters import ConversionCache, NoteParts, appended_text, same_objects
 
 CLIENT = "generic"
 
@@ -129,7 +129,7 @@ class Conversation:
                 content.append(block if id(neutral) in originals else _changed(block, neutral))
         if not content:
             return None
-        if len(content) == len(blocks) and all(a is b for a, b in zip(content, blocks, strict=True)):
+        if same_objects(content, blocks):
             return original  # type: ignore[return-value]  # strands' copy for this call: not shared
         return {**original, "content": content}
 
@@ -147,9 +147,9 @@ def _changed(block: Mapping[str, Any], message: Message) -> dict[str, Any]:
     if "toolResult" in block:
         return {**block, "toolResult": {**block["toolResult"], "content": [{"text": message.text}]}}
     text = block["text"]
-    before, now = _NOTES.text(block, text), message.text
-    # what the form appended (C2's note), after the block's own text
-    return {**block, "text": text + now[len(before) :] if now.startswith(before) else now}
+    now = message.text
+    added = appended_text(_NOTES.text(block, text), now)  # C2's note, after the block's own text
+    return {**block, "text": now if added is None else text + added}
 
 
 def to_conversation(messages: Sequence[Mapping[str, Any]], cache: ConversionCache) -> Conversation:

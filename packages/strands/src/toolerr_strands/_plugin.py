@@ -34,7 +34,7 @@ from toolerr import DetectionRecord, Policy, ToolErrorLayer
 from toolerr.adapters import (
     ConversionCache,
     RunSnapshot,
-    acall_with_retries,
+    acall_with_result_retries,
     fail_open,
     failure_of,
     guard_call,
@@ -48,15 +48,6 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
 __all__ = ["ToolErrorPlugin"]
-
-
-class _Failed(Exception):
-    """A failed attempt of a tool call (``auto_retry``): the events it yielded, its exception."""
-
-    def __init__(self, events: list[TypedEvent], error: Exception) -> None:
-        super().__init__(str(error))
-        self.events = events
-        self.error = error
 
 
 class ToolErrorPlugin(Plugin):
@@ -190,19 +181,9 @@ class ToolErrorPlugin(Plugin):
         """The call run as ``auto_retry`` allows; the events of the attempt that counts."""
 
         async def attempt() -> list[TypedEvent]:
-            events = [event async for event in next_fn(context)]
-            error = _exception(events)
-            if error is not None:
-                raise _Failed(events, error)
-            return events
+            return [event async for event in next_fn(context)]
 
-        def unwrap(error: BaseException) -> BaseException | None:
-            return error.error if isinstance(error, _Failed) else None
-
-        try:
-            events = await acall_with_retries(self.layer, name, attempt, unwrap=unwrap)
-        except _Failed as failed:  # the last attempt's failed result: delivered below
-            events = failed.events
+        events = await acall_with_result_retries(self.layer, name, attempt, _exception)
         for event in events:
             yield self._answer(agent, name, event)
 
