@@ -466,13 +466,21 @@ def test_the_users_formatter_text_is_classified_from_the_exception(asynchronous:
     records: list[DetectionRecord] = []
     model = scripted([call("get_weather", {"city": "Oslo"}, "c1")], [done()])
     agent = Agent(name="weather", model=model, tools=[tools.weather()])
-    config = ToolErrorRecovery(on_record=records.append).run_config(
-        tool_error_formatter=awords if asynchronous else words
-    )
+    recovery = ToolErrorRecovery(on_record=records.append)
+    classified: list[BaseException] = []
+    inspect_exception = recovery.layer.inspect_exception
+
+    def counted(error: BaseException, **kwargs: Any) -> Any:
+        classified.append(error)
+        return inspect_exception(error, **kwargs)
+
+    recovery.layer.inspect_exception = counted  # type: ignore[method-assign]
+    config = recovery.run_config(tool_error_formatter=awords if asynchronous else words)
 
     asyncio.run(Runner.run(agent, "Weather?", run_config=config))
 
     assert model.calls[1].input[2]["output"] == refused
+    assert len(classified) == 1  # toolerr's text and the user's words: one classification
     assert [(r.kind, r.detection) for r in records] == [("transient", "exception")]
     assert _note_of(model.calls[1].input) == note("get_weather", 'city="Oslo"', refused, TRANSIENT)
 

@@ -27,7 +27,7 @@ from agents.run_context import RunContextWrapper
 from agents.tool import ToolErrorFunction, default_tool_error_function
 from agents.tool_context import ToolContext
 from agents.tool_guardrails import ToolGuardrailFunctionOutput, ToolInputGuardrail, ToolInputGuardrailData
-from toolerr import DetectionRecord, Policy, ToolErrorLayer, ToolLoopError
+from toolerr import DetectionRecord, Policy, ToolErrorLayer, ToolLoopError, Verdict
 from toolerr.adapters import (
     RunTrail,
     acall_with_result_retries,
@@ -56,6 +56,13 @@ logger = logging.getLogger("toolerr")
 SDK_ERROR_DETAIL: Literal["none"] = "none"
 """The adapter's ``error_detail`` when neither a ``policy`` nor ``error_detail`` is given:
 the SDK's own default failure text shows the model nothing of the exception."""
+
+
+# The latest exception classified in this task and its verdict: a user's formatter's words
+# for the same exception take it (one classification).
+_CLASSIFIED: ContextVar[tuple[BaseException, Verdict] | None] = ContextVar(
+    "toolerr_oai_classified", default=None
+)
 
 
 class _RunStopped(ToolLoopError, AgentsException):
@@ -165,9 +172,17 @@ class ToolErrorRecovery:
         run = snapshot.run if snapshot is not None else None
         then = "the SDK's default text is used" if shown is None else "its text is classified alone"
         with fail_open(_CLASSIFYING, then):
-            failure = (plain_failure_of if shown is None else failure_of)(self.layer, error, tool=tool)
-            text = failure.text if shown is None else shown
-            self.layer.remember(call_id, failure.verdict, text, run=run)
+            if shown is None:
+                failure = plain_failure_of(self.layer, error, tool=tool)
+                text, verdict = failure.text, failure.verdict
+                _CLASSIFIED.set((error, verdict))  # for the user's formatter's words, next
+            else:
+                known = _CLASSIFIED.get()
+                if known is not None and known[0] is error:
+                    text, verdict = shown, known[1]
+                else:
+                    text, verdict = shown, failure_of(self.layer, error, tool=tool).verdict
+            self.layer.remember(call_id, verdict, text, run=run)
             attempt = attempt_of(context)
             if attempt is not None:
                 attempt.error = error
