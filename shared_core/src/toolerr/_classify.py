@@ -29,7 +29,8 @@ from typing import Any, NamedTuple
 
 from . import _rules as R
 from ._detect import Detection, analyse
-from ._exceptions import ExceptionFacts, Link, lookup_name, parse_retry_after, read_exception
+from ._exception_names import lookup_name
+from ._exceptions import ExceptionFacts, Link, parse_retry_after, read_exception
 from ._failopen import log_swallowed, safe_getattr
 from ._render import is_c1_suffix, strip_c1_suffix
 from ._scanner import Entry as _Entry

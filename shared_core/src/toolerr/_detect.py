@@ -20,10 +20,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import _rules as R
-from ._exceptions import lookup_name
+from ._exception_names import lookup_name
 from ._failopen import log_swallowed
-from ._scanner import first_chars as _first_chars
-from ._scanner import first_literal as _first_literal
+from ._scanner import first_chars as _first_chars  # noqa: F401 - importable from here too
+from ._templates import SHELLS_BY_CLIENT as _SHELLS_BY_CLIENT
+from ._templates import TEMPLATES as _TEMPLATES
+from ._templates import CompiledShell as _CompiledShell
 from ._types import content_text, result_text
 
 __all__ = ["Detection", "analyse", "coerce_flag", "detect_failure", "normalise_client"]
@@ -78,78 +80,6 @@ def coerce_flag(is_error: Any) -> bool | None:
     except Exception:  # noqa: BLE001 - a broken __bool__ must not break detection
         log_swallowed("detection (an is_error flag's __bool__)")
         return None
-
-
-# --- compiled client rules ---------------------------------------------------------------
-
-
-class _CompiledTemplate:
-    __slots__ = ("prefix", "regex", "template")
-
-    def __init__(self, template: R.Template) -> None:
-        self.template = template
-        self.regex = re.compile(template.start, re.DOTALL)
-        self.prefix = _literal_prefix(template.start)
-
-
-def _literal_prefix(pattern: str) -> str:
-    """The literal text every match of ``pattern`` starts with (a cheap pre-check)."""
-    out: list[str] = []
-    i = 0
-    while i < len(pattern):
-        ch = pattern[i]
-        if ch == "\\" and i + 1 < len(pattern) and not pattern[i + 1].isalnum():
-            out.append(pattern[i + 1])
-            i += 2
-            continue
-        if ch in ".^$*+?{}[]\\|()":
-            break
-        if i + 1 < len(pattern) and pattern[i + 1] in "*?{":
-            break  # this character is optional or repeated
-        out.append(ch)
-        i += 1
-    return "".join(out)
-
-
-_ALL_CLIENTS: tuple[str, ...] = R.FRAMEWORK_CLIENTS + R.CODING_AGENTS
-_TEMPLATES: dict[str, tuple[dict[str, list[_CompiledTemplate]], list[_CompiledTemplate]]] = {}
-for _client in _ALL_CLIENTS:
-    by_char: dict[str, list[_CompiledTemplate]] = {}
-    anywhere: list[_CompiledTemplate] = []
-    for _tpl in R.TEMPLATES:
-        if "*" not in _tpl.clients and _client not in _tpl.clients:
-            continue
-        compiled = _CompiledTemplate(_tpl)
-        firsts = _first_chars(_tpl.start)
-        if firsts is None:
-            anywhere.append(compiled)
-        else:
-            for first in sorted(firsts):
-                by_char.setdefault(first, []).append(compiled)
-    _TEMPLATES[_client] = (by_char, anywhere)
-
-
-class _CompiledShell:
-    __slots__ = ("begins", "error_line", "exit", "first", "fmt")
-
-    def __init__(self, fmt: R.ShellFormat) -> None:
-        self.fmt = fmt
-        self.begins = re.compile(fmt.begins, re.DOTALL) if fmt.begins else None
-        self.first = _first_literal(fmt.begins) if fmt.begins else None
-        self.exit = re.compile(fmt.exit)
-        self.error_line = re.compile(fmt.error_line) if fmt.error_line else None
-
-
-_SHELLS: tuple[_CompiledShell, ...] = tuple(_CompiledShell(fmt) for fmt in R.SHELL_FORMATS)
-
-
-def _shells_for(client: str) -> tuple[_CompiledShell, ...]:
-    # Formats marked ``any_client`` (cheap, unmistakable beginnings) are recognised for every
-    # client: a result in Qwen's or Codex's shell format is shell output whoever sent it.
-    return tuple(s for s in _SHELLS if s.fmt.any_client or client in s.fmt.clients)
-
-
-_SHELLS_BY_CLIENT: dict[str, tuple[_CompiledShell, ...]] = {c: _shells_for(c) for c in _ALL_CLIENTS}
 
 
 # --- results ---------------------------------------------------------------------------------

@@ -9,11 +9,9 @@ remembered in one scope is seen from another, whatever the call ids.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import logging
 import sys
 from collections.abc import Callable, Sequence
-from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
 from ._classify import inspect_message, inspect_result
@@ -26,25 +24,20 @@ from ._forms import (
     apply_form,
     find_decision_step,
 )
-from ._idempotency import resend_decision
+from ._gate import decide_call
 from ._kit_retry import hidden_retries_of
 from ._ledger import FailureLedger, RepeatReport
-from ._loop import ALLOW, LoopDecision, ToolLoopError, blocked_verdict, decide_loop
+from ._loop import LoopDecision, ToolLoopError, blocked_verdict
+from ._loop_notes import note_text, with_loop_note, with_note
+from ._one_result import deliver_one
 from ._policy import FormSpec, Policy, PolicyOptions
-from ._progress import Assessment, Progress, call_on_loop, note_text, with_note
+from ._progress import Assessment, Progress, call_on_loop
 from ._quarantine import Quarantine, resolve_store
-from ._records import DetectionRecord, ResultDelivery, Rewrite, detection_record, emit_record
-from ._replay import Checkpoint, replay_conversation
-from ._runs import ConversationRun, RunScopes, content_fingerprint
-from ._shared_state import CORE_VERSION, SharedCheckpoints
-from ._types import (
-    NOT_FAILED,
-    Message,
-    ToolCall,
-    Verdict,
-    parse_arguments,
-    result_text,
-)
+from ._records import DetectionRecord, ResultDelivery, Rewrite, emit_records
+from ._replay import Checkpoint, replay_in_scope
+from ._runs import RunScopes, content_fingerprint
+from ._shared_state import SharedCheckpoints
+from ._types import NOT_FAILED, Message, Verdict
 
 if TYPE_CHECKING:
     if sys.version_info >= (3, 11):
@@ -123,15 +116,7 @@ class ToolErrorLayer:
     def _assess(self, messages: Sequence[Message], run: object | None, probe: bool) -> Assessment | None:
         if self._progress is None:
             return None
-        # A run of its own keeps its fingerprints; the shared scope and a conversation's
-        # throwaway scope (``ConversationRun``: each model call may make a new one) keep
-        # them layer-wide, where a step's key (everything before it) tells runs apart.
-        if run is None or isinstance(run, ConversationRun):
-            prints = self._progress.prints
-        else:
-            state = self._runs.get(run)
-            assert state is not None
-            prints = state.progress_prints()
+        prints = self._runs.progress_prints(run, self._progress.prints)
         return self._progress.assess(
             messages, lambda message: self.inspect(message, run=run), probe=probe, prints=prints
         )
@@ -258,38 +243,9 @@ class ToolErrorLayer:
         replayed. ``run``: the run scope of remembered verdicts and of the checkpoints.
         """
         needed = self.policy.progress is not None or self.policy.loop_action == "block"
-        return self._replay(messages, run, self._assess(messages, run, probe=False) if needed else None)
-
-    def _replay(
-        self, messages: Sequence[Message], run: object | None, assessment: Assessment | None
-    ) -> tuple[FailureLedger, dict[int, RepeatReport]]:
-        state = self._runs.get(run)
-        assert state is not None
-        start = assessment.epoch_start if assessment is not None else 0
-        ledger, reports = replay_conversation(
-            state,
-            messages[start:] if start else messages,
-            self.policy.retry_budget,
-            lambda message: self.inspect(message, run=run),
-            shared=state is self._runs.default,
-            store=self.shared_checkpoints,
-            tag=(self._shared_tag or self._tag()) if self.shared_checkpoints is not None else "",
+        return replay_in_scope(
+            self, messages, run, self._assess(messages, run, probe=False) if needed else None
         )
-        if start:  # calls before the latest fingerprint epoch repeat nothing
-            reports = {index + start: report for index, report in reports.items()}
-        if assessment is not None:
-            ledger.next_epoch = assessment.fresh_next
-            decision = assessment.decision
-            ledger.progress_block = decision if decision is not None and decision.action == "block" else None
-        return ledger, reports
-
-    def _tag(self) -> str:
-        """What a shared checkpoint depends on besides the messages: the version and the
-        policy (a policy holding objects writes differently in each process: then nothing
-        is shared between processes, as it must not be)."""
-        text = f"{CORE_VERSION}\x1f{self.policy!r}"
-        self._shared_tag = hashlib.blake2b(text.encode("utf-8", "replace"), digest_size=8).hexdigest()
-        return self._shared_tag
 
     def check_call(
         self,
@@ -323,54 +279,7 @@ class ToolErrorLayer:
             ToolLoopError: The call repeats a failure and the loop action is ``stop``.
             Any other internal error fails open to ``allow`` (logged).
         """
-        try:
-            if ledger is None and messages is None:
-                state = self._runs.get(run, create=False)
-                with state.lock if state is not None else nullcontext():
-                    if state is None or state.ledger is None or not state.ledger.failures:
-                        return ALLOW  # no failure in the run: nothing to repeat
-                    ledger = state.run_ledger(self.policy.retry_budget)
-                    decision = decide_loop(
-                        ledger.check(name, arguments, raw=raw), loop_action=self.policy.loop_action
-                    )
-                    decision = self._guarded(decision, ledger, name, arguments, raw)
-            else:
-                if ledger is None:
-                    ledger = self.replay(messages or (), run=run)[0]
-                if ledger.progress_block is not None:  # a stall or a same result: the next call
-                    return self._decided(name, ledger.progress_block)
-                if ledger.next_epoch:  # the environment changed since those calls: no repeat,
-                    # but a resend of an unknown outcome stays guarded (the change may be its effect)
-                    return self._decided(name, self._guarded(ALLOW, ledger, name, arguments, raw))
-                decision = decide_loop(
-                    ledger.check(name, arguments, raw=raw), loop_action=self.policy.loop_action
-                )
-                decision = self._guarded(decision, ledger, name, arguments, raw)
-        except Exception:
-            logger.warning("toolerr: check_call failed; the call runs unchanged", exc_info=True)
-            return ALLOW
-        return self._decided(name, decision)
-
-    def _guarded(
-        self, decision: LoopDecision, ledger: FailureLedger, name: str, arguments: Any, raw: str | None
-    ) -> LoopDecision:
-        """The idempotency guard (``_idempotency``) over the loop decision: a call the loop
-        rule lets run (or notes) is blocked when it resends a call of unknown outcome."""
-        if decision.action in ("block", "stop"):
-            return decision
-        return resend_decision(self.policy, ledger, name, arguments, raw) or decision
-
-    def _decided(self, name: str, decision: LoopDecision) -> LoopDecision:
-        if decision.action == "stop":
-            logger.warning("toolerr: stopping the run: %s", decision.reason)
-            error = ToolLoopError(decision)
-            call_on_loop(self.policy, error)
-            raise error
-        if decision.action == "block":
-            guarded = decision.verdict is not None
-            what = "resend of a call of unknown outcome" if guarded else "repeat of a failed call"
-            logger.info("toolerr: blocked a %s to %s", what, name)
-        return decision
+        return decide_call(self, name, arguments, raw, messages, ledger, run)
 
     def blocked_result(
         self, call_id: str | None, decision: LoopDecision, *, run: object | None = None
@@ -427,7 +336,8 @@ class ToolErrorLayer:
             ToolLoopError: The call repeats a failure and the loop action is ``stop``.
         """
         try:
-            return self._deliver_result(
+            return deliver_one(
+                self,
                 name,
                 arguments,
                 content,
@@ -445,69 +355,6 @@ class ToolErrorLayer:
         except Exception as exc:
             logger.warning("toolerr: delivering a tool result failed; it passes unchanged", exc_info=True)
             return ResultDelivery(NOT_FAILED, content, False, error=f"{type(exc).__name__}: {exc}")
-
-    def _deliver_result(
-        self,
-        name: str,
-        arguments: Any,
-        content: Any,
-        exception: BaseException | None,
-        is_error: bool | None,
-        call_id: str | None,
-        raw: str | None,
-        run: object | None,
-        given: FailureLedger | None,
-        emit: bool,
-        known: Verdict | None,
-    ) -> ResultDelivery:
-        policy = self.policy
-        if arguments is None and raw is not None:
-            arguments = parse_arguments(raw)
-        message = self._result_message(name, content, exception, is_error, call_id)
-        verdict = known if known is not None else self.inspect(message, run=run)
-        state = self._runs.get(run)
-        assert state is not None
-        with state.lock:
-            if not verdict.failed:
-                if given is not None:
-                    given.record(name, arguments, verdict, raw=raw, call_id=call_id)
-                elif state.ledger is None or not state.ledger.failures:
-                    state.pending.append((name, arguments, raw, call_id))
-                else:
-                    state.run_ledger(policy.retry_budget).record(
-                        name, arguments, verdict, raw=raw, call_id=call_id
-                    )
-                return ResultDelivery(verdict, content, False)
-            if call_id is not None:
-                state.remember(call_id, content_fingerprint(content), verdict)
-            ledger = given if given is not None else state.run_ledger(policy.retry_budget)
-            report = ledger.record(
-                name, arguments, verdict, raw=raw, call_id=call_id, diagnosis=result_text(message.content)
-            )
-            result = ExchangeResult(0, message, ToolCall(call_id, name, arguments, raw), 0)
-            delivery = self._delivery(result, verdict, ledger, report)
-        loop = decide_loop(report, loop_action=policy.loop_action) if report.is_loop else None
-        out = ResultDelivery(
-            verdict,
-            content,
-            False,
-            kind=delivery.kind,
-            guidance=delivery.guidance,
-            suffix=delivery.suffix,
-            note=delivery.note,
-            loop=loop,
-            report=report,
-        )
-        form = policy.form_for(delivery.kind)
-        delivered = out.c1_content if form == "c1" else content
-        changed = delivered is not content
-        if changed and call_id is not None:  # the delivered result is the same failure
-            state.remember(call_id, content_fingerprint(delivered), verdict)
-        if emit:
-            record = emit_record(delivery, form, changed, report, self.on_record)
-        else:
-            record = detection_record(delivery, form, changed, report)
-        return dataclasses.replace(out, content=delivered, changed=changed, record=record)
 
     # -- delivery ---------------------------------------------------------------
 
@@ -600,7 +447,7 @@ class ToolErrorLayer:
             noted = with_note(shown, step.assistant_index, note_text(loop))
             return Rewrite(noted if noted is not None else shown, noted is not None or bool(quarantined))
         try:
-            ledger, reports = self._replay(messages, run, assessment)
+            ledger, reports = replay_in_scope(self, messages, run, assessment)
         except ToolLoopError as error:
             if assessment is not None and not error.fingerprints:
                 error.fingerprints = assessment.history
@@ -620,32 +467,11 @@ class ToolErrorLayer:
         out, changed = apply_form(shown, step, deliveries, policy.form_for(None))
         changed |= detailed
         if loop is not None:
-            noted = _with_loop_note(out, len(messages), step.assistant_index, note_text(loop))
+            noted = with_loop_note(out, len(messages), step.assistant_index, note_text(loop))
             if noted is not None:
                 out, changed = noted, changed | {step.assistant_index}
-        records = tuple(
-            emit_record(
-                d,
-                d.form or policy.form_for(d.kind),
-                d.result.index in changed,
-                reports.get(d.result.index),
-                self.on_record,
-            )
-            for d in deliveries
-        )
+        records = emit_records(deliveries, policy.form_for, changed, reports, self.on_record)
         return Rewrite(out, bool(changed or quarantined), records, ledger=ledger)
-
-
-def _with_loop_note(out: list[Message], given: int, assistant_index: int, text: str) -> list[Message] | None:
-    """A progress loop's note in the decision step's note turn (its own where there is none)."""
-    if len(out) == given:  # the exchange kept (C1, C3): after its results
-        return with_note(out, assistant_index, text)
-    last = out[-1] if out else None  # a removing form put its notes in the last user turn
-    if last is not None and last.role == "user" and text in str(last.content):
-        return None
-    if last is not None and last.role == "user" and isinstance(last.content, str):
-        return [*out[:-1], dataclasses.replace(last, content=f"{last.content}\n\n{text}")]
-    return [*out, Message(role="user", content=text)]
 
 
 def rewrite(messages: Sequence[Message], form: FormSpec = "c3", **options: Any) -> list[Message]:

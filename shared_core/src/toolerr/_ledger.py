@@ -45,133 +45,22 @@ import re
 import threading
 from collections import deque
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from ._canonical import canonical_arguments, exact_arguments
+from ._cycles import Signature as _Signature
+from ._cycles import find_cycle
 from ._lru import LRUCache
+from ._repeats import (
+    _NO_REPEAT,
+    FailedCall,
+    RepeatReport,
+    failed_call_from_state,
+    failed_call_state,
+)
 from ._types import Kind, Verdict
 
 __all__ = ["FailedCall", "FailureLedger", "RepeatReport"]
-
-
-# -- reports ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class FailedCall:
-    """A failed call in the ledger (the latest failure of its canonical call)."""
-
-    name: str
-    arguments: Any
-    exact: str
-    canonical: str
-    kind: Kind
-    family: str | None
-    step: int
-    """The step of the latest failure (1 = the first call recorded)."""
-    call_id: str | None
-    count: int
-    """Times this canonical call failed since its last success."""
-
-    @property
-    def signature(self) -> str:
-        return f"{self.name}({self.canonical})"
-
-
-@dataclass(frozen=True)
-class RepeatReport:
-    """What a call is with respect to the failed calls before it."""
-
-    exact: bool = False
-    """Identical surface form to a failed call of the same tool."""
-    canonical: bool = False
-    """Same tool and canonical arguments as a failed call."""
-    same_family: bool = False
-    """Same (tool, error family) as an earlier failure, with arguments not canonical-equal."""
-    cycle: tuple[str, ...] | None = None
-    """The repeating period as signatures ``name(canonical)``, when the call sequence ends
-    with it repeated twice and it holds a failing call."""
-    previous: FailedCall | None = None
-    """The failed call this repeats: the canonical match, else the family's latest failure."""
-    retry_allowed: bool = False
-    """An identical retry of a transient failure within the retry budget: the correct action."""
-    budget_exhausted: bool = False
-    """An identical retry of a transient failure beyond the retry budget."""
-    family_count: int = 0
-    """Failures of the same (tool, family) before this call (set when ``same_family``)."""
-
-    @property
-    def is_repeat(self) -> bool:
-        return self.exact or self.canonical
-
-    @property
-    def is_loop(self) -> bool:
-        return _loop_cause(self, self.previous.kind if self.previous is not None else None) is not None
-
-
-_LoopCause = Literal["repeat", "budget", "cycle", "family"]
-
-
-def _loop_cause(report: RepeatReport, kind: Kind | None) -> _LoopCause | None:
-    if report.is_repeat and report.budget_exhausted:
-        return "budget"
-    if report.is_repeat and kind is not None and kind != "transient":
-        return "repeat"
-    if report.cycle is not None:
-        return "cycle"
-    if report.same_family and kind is not None and kind != "transient" and report.family_count >= 2:
-        return "family"
-    return None
-
-
-_NO_REPEAT = RepeatReport()
-
-
-def failed_call_state(call: FailedCall) -> list[Any]:
-    """A failed call as plain JSON values (:func:`failed_call_from_state`)."""
-    return [
-        *(call.name, call.arguments, call.exact, call.canonical, call.kind),
-        *(call.family, call.step, call.call_id, call.count),
-    ]
-
-
-def _entry_state(e: _Entry) -> list[Any]:
-    return [e.name, e.canonical, e.arguments, list(e.exacts), e.kind, e.family, e.step, e.call_id, e.count]
-
-
-def failed_call_from_state(state: list[Any]) -> FailedCall:
-    name, arguments, exact, canonical, kind, family, step, call_id, count = state
-    return FailedCall(name, arguments, exact, canonical, kind, family, int(step), call_id, int(count))
-
-
-def report_state(report: RepeatReport) -> list[Any]:
-    """A repeat report as plain JSON values (:func:`report_from_state`)."""
-    previous = failed_call_state(report.previous) if report.previous is not None else None
-    cycle = list(report.cycle) if report.cycle is not None else None
-    return [
-        report.exact,
-        report.canonical,
-        report.same_family,
-        cycle,
-        previous,
-        report.retry_allowed,
-        report.budget_exhausted,
-        report.family_count,
-    ]
-
-
-def report_from_state(state: list[Any]) -> RepeatReport:
-    exact, canonical, same_family, cycle, previous, retry_allowed, budget_exhausted, family_count = state
-    return RepeatReport(
-        exact=bool(exact),
-        canonical=bool(canonical),
-        same_family=bool(same_family),
-        cycle=tuple(map(str, cycle)) if cycle is not None else None,
-        previous=failed_call_from_state(previous) if previous is not None else None,
-        retry_allowed=bool(retry_allowed),
-        budget_exhausted=bool(budget_exhausted),
-        family_count=int(family_count),
-    )
 
 
 # -- the ledger ------------------------------------------------------------------------
@@ -207,6 +96,10 @@ class _Entry:
         )
 
 
+def _entry_state(e: _Entry) -> list[Any]:
+    return [e.name, e.canonical, e.arguments, list(e.exacts), e.kind, e.family, e.step, e.call_id, e.count]
+
+
 @dataclass
 class _Family:
     count: int
@@ -236,9 +129,6 @@ def _family_key(family: str | None, diagnosis: str | None) -> str | None:
     return f"{family}\x1f{diagnosis_key(diagnosis)}"
 
 
-_Signature = tuple[str, str]
-
-
 def _int_option(name: str, value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{name} must be an int, not {type(value).__name__}")
@@ -250,12 +140,6 @@ def _int_option(name: str, value: Any) -> int:
 def _check_name(name: Any) -> None:
     if not isinstance(name, str):
         raise TypeError(f"tool name must be a str, not {type(name).__name__}")
-
-
-def _primitive(pattern: list[_Signature]) -> bool:
-    """A period that is not itself a repetition of a shorter one (``A A`` is period 1)."""
-    p = len(pattern)
-    return all(pattern != pattern[:d] * (p // d) for d in range(1, p) if p % d == 0)
 
 
 def _cap(text: str, limit: int = 300) -> str:
@@ -366,23 +250,7 @@ class FailureLedger:
         return _NO_REPEAT
 
     def _cycle(self, candidate: _Signature) -> tuple[str, ...] | None:
-        recent = self._recent
-        n = len(recent)
-        for period in range(2, self.max_cycle_len + 1):
-            size = 2 * period - 1
-            if n < size:
-                break
-            window = [recent[i - size] for i in range(size)]
-            calls: list[_Signature] = [(w[0], w[1]) for w in window]
-            calls.append(candidate)
-            pattern = calls[period:]
-            if calls[:period] != pattern or not _primitive(pattern):
-                continue
-            # each position's latest recorded status; the candidate's position from the first round
-            failing = window[period - 1][2] or any(window[period + i][2] for i in range(period - 1))
-            if failing:
-                return tuple(f"{call_name}({canon})" for call_name, canon in pattern)
-        return None
+        return find_cycle(self._recent, self.max_cycle_len, candidate)
 
     def effective_kind(self, name: str, arguments: Any, verdict: Verdict) -> Kind | None:
         """The kind to act on for this failure: ``"unrecoverable"`` for a transient failure of

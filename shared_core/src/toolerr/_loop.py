@@ -7,7 +7,8 @@ from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ._ledger import RepeatReport, _cap, _loop_cause
+from ._ledger import _cap
+from ._repeats import RepeatReport, _loop_cause
 from ._types import LOOP_ACTIONS, Kind, LoopAction, ToolCall, Verdict
 
 __all__ = ["LoopDecision", "ToolLoopError", "decide_loop"]

@@ -39,7 +39,6 @@ from ._forms import ExchangeResult, pair_results
 from ._ledger import RepeatReport
 from ._loop import LoopDecision, ToolLoopError, _display_name
 from ._lru import LRUCache
-from ._notes import NOTE_PREFIX
 from ._runs import content_fingerprint
 from ._types import Message, ToolCall, Verdict, content_text
 
@@ -452,36 +451,3 @@ def call_on_loop(policy: Any, error: ToolLoopError) -> None:
         on_loop(error)
     except Exception:  # noqa: BLE001 - the user's callback never changes the stop
         log_swallowed("the on_loop callback", then="the run stops as it would without it")
-
-
-def note_text(decision: LoopDecision) -> str:
-    """The runtime note of a progress loop decision."""
-    return f"{NOTE_PREFIX}{decision.reason}"
-
-
-def with_note(messages: list[Message], assistant_index: int, text: str) -> list[Message] | None:
-    """``messages`` with ``text`` in the user turn after the step's results (appended
-    after two line breaks), or as its own user message after them; ``None`` when the note
-    is there already."""
-    from dataclasses import replace
-
-    from ._forms import append_text
-
-    end = assistant_index + 1
-    while end < len(messages) and messages[end].role != "assistant":
-        if messages[end].role == "user":
-            content = messages[end].content
-            if text in content_text(content):
-                return None
-            appended = (
-                text if isinstance(content, str) and not content else append_text(content, text, "\n\n")
-            )
-            if appended is not None:
-                out = list(messages)
-                out[end] = replace(messages[end], content=appended)
-                return out
-        end += 1
-    last = max(i for i in range(assistant_index, end) if i == assistant_index or messages[i].role == "tool")
-    out = list(messages)
-    out.insert(last + 1, Message(role="user", content=text))
-    return out

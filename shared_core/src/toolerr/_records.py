@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -229,3 +229,25 @@ def emit_record(
         except Exception:
             logger.warning("toolerr: on_record callback raised; ignored", exc_info=True)
     return record
+
+
+def emit_records(
+    deliveries: Sequence[Delivery],
+    form_for: Callable[[Kind | None], Form],
+    changed: set[int],
+    reports: Mapping[int, RepeatReport],
+    on_record: Callable[[DetectionRecord], None] | None,
+) -> tuple[DetectionRecord, ...]:
+    """The records of a rewrite's deliveries, each emitted (:func:`emit_record`): in the
+    delivery's own form, else the policy's for its kind (``form_for``); applied when its
+    result is among the messages the rewrite ``changed``."""
+    return tuple(
+        emit_record(
+            d,
+            d.form or form_for(d.kind),
+            d.result.index in changed,
+            reports.get(d.result.index),
+            on_record,
+        )
+        for d in deliveries
+    )

@@ -5,16 +5,28 @@ call left off (the calls at the end, where cycles are looked for, always replaye
 
 from __future__ import annotations
 
+import hashlib
 import operator
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ._forms import ExchangeResult, pair_results
 from ._ledger import FailureLedger, RepeatReport
 from ._runs import Fingerprint, RunState, content_fingerprint
-from ._shared_state import SharedCheckpoints, chain_digests, decode_checkpoint, encode_checkpoint
+from ._shared_state import (
+    CORE_VERSION,
+    SharedCheckpoints,
+    chain_digests,
+    decode_checkpoint,
+    encode_checkpoint,
+)
 from ._types import Message, Verdict, result_text
+
+if TYPE_CHECKING:
+    from ._layer import ToolErrorLayer
+    from ._progress import Assessment
 
 # Calls at the end of a conversation that are always replayed (cycles are looked for there).
 _REPLAY_TAIL = 16
@@ -153,6 +165,44 @@ def replay_conversation(
             diagnosis=result_text(result.message.content) if verdict.failed else None,
         )
     return ledger, reports
+
+
+def replay_in_scope(
+    layer: ToolErrorLayer, messages: Sequence[Message], run: object | None, assessment: Assessment | None
+) -> tuple[FailureLedger, dict[int, RepeatReport]]:
+    """A layer's replay of a conversation in run scope ``run`` (its remembered verdicts and
+    checkpoints; the shared scope's also in ``layer.shared_checkpoints``): from the latest
+    fingerprint epoch of the progress ``assessment`` (calls before it repeat nothing), the
+    ledger told whether a call about to run starts a fresh epoch and which progress
+    decision blocks it."""
+    state = layer._runs.get(run)
+    assert state is not None
+    start = assessment.epoch_start if assessment is not None else 0
+    ledger, reports = replay_conversation(
+        state,
+        messages[start:] if start else messages,
+        layer.policy.retry_budget,
+        lambda message: layer.inspect(message, run=run),
+        shared=state is layer._runs.default,
+        store=layer.shared_checkpoints,
+        tag=(layer._shared_tag or _tag(layer)) if layer.shared_checkpoints is not None else "",
+    )
+    if start:  # calls before the latest fingerprint epoch repeat nothing
+        reports = {index + start: report for index, report in reports.items()}
+    if assessment is not None:
+        ledger.next_epoch = assessment.fresh_next
+        decision = assessment.decision
+        ledger.progress_block = decision if decision is not None and decision.action == "block" else None
+    return ledger, reports
+
+
+def _tag(layer: ToolErrorLayer) -> str:
+    """What a shared checkpoint depends on besides the messages: the version and the
+    policy (a policy holding objects writes differently in each process: then nothing
+    is shared between processes, as it must not be)."""
+    text = f"{CORE_VERSION}\x1f{layer.policy!r}"
+    layer._shared_tag = hashlib.blake2b(text.encode("utf-8", "replace"), digest_size=8).hexdigest()
+    return layer._shared_tag
 
 
 def _resume(

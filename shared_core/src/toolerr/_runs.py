@@ -238,6 +238,19 @@ class RunScopes:
                 elif isinstance(run, Hashable):
                     self._keys.pop(run, None)
 
+    def progress_prints(
+        self, run: object | None, shared: LRUCache[Hashable, Hashable | None]
+    ) -> LRUCache[Hashable, Hashable | None]:
+        """The fingerprints progress probes keep for run scope ``run``. A run of its own keeps
+        its fingerprints; the shared scope and a conversation's throwaway scope
+        (``ConversationRun``: each model call may make a new one) keep them layer-wide
+        (``shared``), where a step's key (everything before it) tells runs apart."""
+        if run is None or isinstance(run, ConversationRun):
+            return shared
+        state = self.get(run)
+        assert state is not None
+        return state.progress_prints()
+
 
 def _by_identity(run: object) -> bool:
     return not isinstance(run, (str, bytes, int, float, tuple, frozenset))

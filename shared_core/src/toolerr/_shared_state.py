@@ -29,7 +29,8 @@ from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, Protocol
 
-from ._ledger import FailureLedger, RepeatReport, report_from_state, report_state
+from ._ledger import FailureLedger
+from ._repeats import RepeatReport, report_from_state, report_state
 from ._types import Message
 
 __all__ = ["CheckpointBackend", "SharedCheckpoints", "chain_digests", "message_digest"]
