@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import logging
+import os
+import subprocess
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from toolerr._lru import budget_bytes
 from toolerr.adapters import LRUCache
 
 
@@ -92,3 +97,36 @@ def test_concurrent_puts_stay_bounded_and_lose_nothing_but_the_dropped() -> None
     assert len(cache) == 50
     assert len(dropped) + len(cache) == 4 * 2000
     assert len({key for key, _ in dropped} | set(cache.keys())) == 4 * 2000
+
+
+# --- memory budgets from the environment -------------------------------------------------
+
+
+def test_budget_bytes_reads_mib_and_falls_back_with_a_warning(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.delenv("TOOLERR_TEST_MB", raising=False)
+    assert budget_bytes("TOOLERR_TEST_MB", 256) == 256 * 2**20
+    monkeypatch.setenv("TOOLERR_TEST_MB", "3")
+    assert budget_bytes("TOOLERR_TEST_MB", 256) == 3 * 2**20
+    monkeypatch.setenv("TOOLERR_TEST_MB", "-5")
+    assert budget_bytes("TOOLERR_TEST_MB", 256) == 0
+    monkeypatch.setenv("TOOLERR_TEST_MB", "lots")
+    with caplog.at_level(logging.WARNING, logger="toolerr"):
+        assert budget_bytes("TOOLERR_TEST_MB", 256) == 256 * 2**20
+    assert "TOOLERR_TEST_MB='lots' is not a whole number of MiB; using 256" in caplog.text
+
+
+def test_the_gateway_budgets_are_read_at_import() -> None:
+    """``TOOLERR_WIRE_CACHE_MB`` bounds the conversion cache, ``TOOLERR_CHECKPOINT_MB`` the
+    shared scope's checkpoints (a fresh interpreter: they are read once, at import)."""
+    code = (
+        "import toolerr._replay as r, toolerr._wire_base as w;"
+        "print(w.CACHE.budget, r.SHARED_CHECKPOINT_BYTES)"
+    )
+    env = {**os.environ, "TOOLERR_WIRE_CACHE_MB": "7", "TOOLERR_CHECKPOINT_MB": "5"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == [str(7 * 2**20), str(5 * 2**20)]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLERR_")}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == [str(1024 * 2**20), str(256 * 2**20)]

@@ -1,13 +1,16 @@
-"""One bounded cache for the core and the adapters: :class:`LRUCache`."""
+"""One bounded cache for the core and the adapters: :class:`LRUCache`; and the memory
+budgets of the caches bounded by bytes, read from the environment (:func:`budget_bytes`)."""
 
 from __future__ import annotations
 
+import logging
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Hashable, Iterator
 from typing import Generic, TypeVar, overload
 
-__all__ = ["LRUCache"]
+__all__ = ["LRUCache", "budget_bytes"]
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -104,3 +107,17 @@ class LRUCache(Generic[K, V]):
     def items(self) -> list[tuple[K, V]]:
         with self._lock:
             return list(self._items.items())
+
+
+def budget_bytes(variable: str, default_mb: int) -> int:
+    """The bytes of a memory budget given in MiB by environment ``variable`` (a whole
+    number, 0 or more), ``default_mb`` when it is unset; a bad value is logged and the
+    default used."""
+    value = os.environ.get(variable, str(default_mb))
+    try:
+        return max(int(value), 0) * 2**20
+    except ValueError:
+        logging.getLogger("toolerr").warning(
+            "toolerr: %s=%r is not a whole number of MiB; using %d", variable, value, default_mb
+        )
+        return default_mb * 2**20

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from ._forms import ExchangeResult, pair_results
 from ._ledger import FailureLedger, RepeatReport
+from ._lru import budget_bytes
 from ._runs import Fingerprint, RunState, content_fingerprint
 from ._shared_state import (
     CORE_VERSION,
@@ -35,8 +36,8 @@ _CHECKPOINTS = 8
 # ... and in the shared scope (``run=None``), where a gateway serves all its conversations:
 # as many as fit in this estimate of their memory (least recently used dropped first; see
 # :func:`checkpoint_weight`), found by an index, so that the cost of a replay does not grow
-# with the number of conversations kept.
-SHARED_CHECKPOINT_BYTES = 256 * 2**20
+# with the number of conversations kept (``TOOLERR_CHECKPOINT_MB``, 256 MiB by default).
+SHARED_CHECKPOINT_BYTES = budget_bytes("TOOLERR_CHECKPOINT_MB", 256)
 # Exchange boundaries looked up in a shared store (``SharedCheckpoints``) at a first sight:
 # the latest ones that leave the tail to replay (where the conversation's earlier requests,
 # served by other processes, kept theirs).

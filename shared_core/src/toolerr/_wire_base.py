@@ -7,13 +7,12 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
-import logging
-import os
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ._lru import budget_bytes
 from ._types import Message, ToolCall
 
 # Where a neutral message came from: (wire index, part) -- part is None for a whole wire
@@ -95,18 +94,7 @@ def weigh(value: Any) -> int:
     return 480
 
 
-def _budget() -> int:
-    value = os.environ.get("TOOLERR_WIRE_CACHE_MB", "1024")
-    try:
-        return max(int(value), 0) * 2**20
-    except ValueError:
-        logging.getLogger("toolerr").warning(
-            "toolerr: TOOLERR_WIRE_CACHE_MB=%r is not a whole number of MiB; using 1024", value
-        )
-        return 1024 * 2**20
-
-
-CACHE = WireCache(1 << 24, _budget())
+CACHE = WireCache(1 << 24, budget_bytes("TOOLERR_WIRE_CACHE_MB", 1024))
 """The one conversion cache of the three wire formats (``TOOLERR_WIRE_CACHE_MB``: the
 estimate of megabytes it keeps at most, 1024 by default)."""
 
