@@ -273,6 +273,12 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
             return with_verdict(result, self.layer.inspect(to_toolerr(result)))
         return result
 
+    @property
+    def _custom_content(self) -> bool:
+        """Whether the user's ``on_error``/``aon_error`` words an error result (it may
+        also re-raise: then nothing is classified)."""
+        return self.on_error is not None or self.aon_error is not None
+
     def _failure(self, exc: Exception, tool_name: str) -> Failure | None:
         """The exception classified once (its shown text under ``error_detail`` with it)."""
         with fail_open(f"classifying the exception of {tool_name}", "the error result goes out unclassified"):
@@ -315,8 +321,11 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
             result = call_with_retries(layer, tool_name, lambda: handler(request), never=_NOT_RETRIED)
             return cast("ToolMessage | Command[Any]", self._annotated(result, tool_name))
         exc = cast("Exception", raised.error)
-        failure = self._failure(exc, tool_name)
-        return self._error_result(exc, self._content(exc, request, failure), request, tool_name, failure)
+        failure = None if self._custom_content else self._failure(exc, tool_name)
+        content = self._content(exc, request, failure)
+        if failure is None and content is not None:  # the user's words: classified once still
+            failure = self._failure(exc, tool_name)
+        return self._error_result(exc, content, request, tool_name, failure)
 
     async def awrap_tool_call(
         self,
@@ -332,12 +341,14 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
             result = await acall_with_retries(layer, tool_name, lambda: handler(request), never=_NOT_RETRIED)
             return cast("ToolMessage | Command[Any]", self._annotated(result, tool_name))
         exc = cast("Exception", raised.error)
-        failure = self._failure(exc, tool_name)
+        failure = None if self._custom_content else self._failure(exc, tool_name)
         content = (
             self._content(exc, request, failure)
             if self.aon_error is None
             else await self.aon_error(exc, request)
         )
+        if failure is None and content is not None:  # the user's words: classified once still
+            failure = self._failure(exc, tool_name)
         return self._error_result(exc, content, request, tool_name, failure)
 
     # -- for custom graphs -----------------------------------------------------------------
