@@ -310,6 +310,24 @@ _SCENARIOS: list[tuple[str, str, Reply, str, str | None, str]] = [
 ]
 
 
+_TABLE_SCHEMA = {
+    "id": "tblQ5x8mT3kLw2pYz",
+    "name": "Tasks",
+    "primaryFieldId": "fldQ5x8mT3kLw2pY1",
+    "description": None,
+    "fields": [
+        {"id": "fldQ5x8mT3kLw2pY1", "name": "Name", "type": "singleLineText", "description": None},
+        {
+            "id": "fldQ5x8mT3kLw2pY2",
+            "name": "Due",
+            "type": "date",
+            "options": {"dateFormat": {"name": "iso", "format": "YYYY-MM-DD"}},
+        },
+    ],
+    "views": [{"id": "viwQ5x8mT3kLw2pYz", "name": "Grid view", "type": "grid"}],
+}
+
+
 def _calls(api: Any) -> dict[str, tuple[str, Any]]:
     table = api.table(_BASE, "Tasks")
     return {
@@ -390,6 +408,28 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
             None,
             _saas.catch(lambda: Task.from_record(table.get(_REC)).name),
             "get_task",
+        )
+
+        # lookups the SDK does in what the stand-in listed: a webhook id, a field name
+        svc.reply(Reply(200, {"webhooks": []}))
+        base = api(svc.base).base(_BASE, validate=False)
+        yield case(
+            "webhook-missing",
+            "webhook id not among the base's webhooks",
+            A,
+            None,
+            _saas.catch(lambda: base.webhook("achQ5x8mT3kLw2pYz")),
+            "delete_webhook",
+        )
+        svc.reply(Reply(200, {"tables": [_TABLE_SCHEMA]}))
+        table = api(svc.base).table(_BASE, "Tasks")
+        yield case(
+            "schema-field-missing",
+            "field name not in the table's schema",
+            F,
+            None,
+            _saas.catch(lambda: table.schema().field("Nmae")),
+            "describe_field",
         )
 
     # the SDK's own checks of the model's arguments (no request sent)
