@@ -69,7 +69,6 @@ def model_calls() -> list[tuple[str, str, Callable[[], Any]]]:
         # sheets and names the model named
         ("sheet-missing", "sheet name that does not exist", lambda: wb["Revenue"]),
         ("sheet-case", "sheet name in the wrong case", lambda: wb["sales"]),
-        ("sheet-remove-name", "sheet passed by name where a sheet is needed", lambda: wb.remove("Costs")),
         ("sheet-move-missing", "move of a sheet that does not exist", lambda: wb.move_sheet("Q3", 1)),
         ("sheet-index", "sheet index past the last sheet", lambda: wb.worksheets[5]),
         ("defined-name-missing", "defined name that does not exist", lambda: wb.defined_names["Totals"]),
