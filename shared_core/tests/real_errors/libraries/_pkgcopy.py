@@ -17,8 +17,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-_counter = [0]
-
 
 def _mirror(src: Path, dst: Path, drop: set[str], replace: dict[str, bytes], rel: str = "") -> None:
     dst.mkdir(parents=True)
@@ -47,13 +45,18 @@ def broken_install(
     ``phonenumbers/data/region_GB.py``) and with ``replace``'s contents; every other
     package of ``site-packages`` (``hide`` names those to forget if already imported) is
     not installed."""
-    _counter[0] += 1
-    root = tmp / f"site-{_counter[0]}"
+    n = 1
+    while (tmp / f"site-{n}").exists():
+        n += 1
+    root = tmp / f"site-{n}"  # numbered in the module's own directory: the same each run
     root.mkdir()
     replace = replace or {}
     for name in packages:
         spec = importlib.util.find_spec(name)
         assert spec is not None and spec.origin is not None, name
+        if Path(spec.origin).name != "__init__.py":  # a single-file module (six)
+            (root / Path(spec.origin).name).symlink_to(spec.origin)
+            continue
         src = Path(spec.origin).parent
         _mirror(src, root / name, set(drop), replace, f"{name}/")
     forget = (*packages, *hide)
