@@ -3,9 +3,10 @@ its files or one of its dependencies (not a module of cases itself).
 
 :func:`broken_install` imports packages afresh from a copy under the module's temporary
 directory (symlinks to the installed files) where some files are missing or replaced, with
-the other installed packages out of reach (``sys.path`` without ``site-packages``), then
-puts the interpreter's modules and path back as they were. The failures are raised by the
-real library's code and Python's import system, as on a machine installed that way.
+the other installed packages out of reach (``sys.path`` without ``site-packages`` or
+``dist-packages``), then puts the interpreter's modules and path back as they were. The
+failures are raised by the real library's code and Python's import system, as on a machine
+installed that way.
 """
 
 from __future__ import annotations
@@ -31,6 +32,11 @@ def _mirror(src: Path, dst: Path, drop: set[str], replace: dict[str, bytes], rel
             _mirror(entry, dst / entry.name, drop, replace, sub + "/")
         else:
             (dst / entry.name).symlink_to(entry)
+
+
+def _installed(path: str) -> bool:
+    """Whether ``path`` holds installed packages (a venv's or Debian's)."""
+    return "site-packages" in path or "dist-packages" in path
 
 
 @contextmanager
@@ -67,7 +73,7 @@ def broken_install(
     saved_bytecode = sys.dont_write_bytecode
     for k in saved_modules:
         del sys.modules[k]
-    sys.path[:] = [str(root)] + [p for p in saved_path if "site-packages" not in p]
+    sys.path[:] = [str(root)] + [p for p in saved_path if not _installed(p)]
     sys.dont_write_bytecode = True
     importlib.invalidate_caches()
     try:
