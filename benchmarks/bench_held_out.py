@@ -62,6 +62,8 @@ GROUPS = {
         "jira_",
         "telegram_bot",
         "dropbox_sdk",
+        "pyairtable_",
+        "algoliasearch_",
     ),
 }
 
@@ -85,6 +87,10 @@ FRESH = (
     "dulwich_",
     "paho_mqtt",
 )
+
+# Libraries added in the twelfth session by helpers who did not read the rules, measured once
+# against the rules as they stood (no rule was written that session): the third clean set.
+FRESH_12 = ("pyairtable_", "algoliasearch_", "openpyxl_", "pypdf_", "phonenumbers_", "arrow_")
 
 
 def held_out(module: str) -> bool:
@@ -133,7 +139,15 @@ def main() -> None:
     by_split: dict[str, list[evaluate.Result]] = defaultdict(list)
     for r in rs:
         module = module_of[r.case.id]
-        split = "fresh (session 10)" if module in FRESH else "test (held out)" if held_out(module) else "dev"
+        split = (
+            "fresh (session 10)"
+            if module in FRESH
+            else "fresh (session 12)"
+            if module in FRESH_12
+            else "test (held out)"
+            if held_out(module)
+            else "dev"
+        )
         by_split[split].append(r)
     for split in sorted(by_split):
         t = evaluate.tally(by_split[split])
