@@ -23,6 +23,7 @@ pytest.importorskip("fastmcp")
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tests" / "_shared"))
 
+import toolerr._layer
 from adapter_contract import (
     ASK,
     BLOCKED_PREFIX,
@@ -40,7 +41,7 @@ from adapter_contract import (
 )
 from fastmcp import Client, FastMCP
 from shared_support import TRANSIENT, UNRECOVERABLE
-from toolerr import DetectionRecord, ToolErrorLayer
+from toolerr import DetectionRecord
 from toolerr_mcp import ToolErrorServerMiddleware
 
 
@@ -250,7 +251,7 @@ class TestContract(AdapterContract):
         def broken(*args: Any, **kwargs: Any) -> Any:
             raise RuntimeError("delivery is broken")
 
-        monkeypatch.setattr(ToolErrorLayer, "_deliver_result", broken)
+        monkeypatch.setattr(toolerr._layer, "deliver_one", broken)
         caplog.set_level(logging.WARNING, logger="toolerr")
         city, exception, _, _ = CASES["unrecoverable"]
         t = self.drive([[city], "done"], {city: exception})

@@ -24,6 +24,7 @@ import pytest
 
 pytest.importorskip("fastmcp")
 
+import toolerr._layer
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 from toolerr import ToolErrorLayer
@@ -338,7 +339,7 @@ def test_fail_open_when_delivery_breaks(
         raise RuntimeError("delivery is broken")
 
     (bare,) = run_calls(build(url), [CALLS["unrecoverable"][:2]])
-    monkeypatch.setattr(ToolErrorLayer, "_deliver_result", broken)
+    monkeypatch.setattr(toolerr._layer, "deliver_one", broken)
     caplog.set_level(logging.WARNING, logger="toolerr")
     (got,) = run_calls(build(url, middleware=ToolErrorServerMiddleware()), [CALLS["unrecoverable"][:2]])
     assert wire(got) == wire(bare)
