@@ -302,6 +302,8 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
     ) -> ToolMessage:
         if content is None:
             raise exc
+        if failure is None and self._custom_content:  # the user's words: classified once still
+            failure = self._failure(exc, tool_name)
         call_id = request.tool_call.get("id") or ""
         message = ToolMessage(content=content, tool_call_id=call_id, name=tool_name, status="error")
         return with_verdict(message, failure.verdict) if failure is not None else message
@@ -323,8 +325,6 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
         exc = cast("Exception", raised.error)
         failure = None if self._custom_content else self._failure(exc, tool_name)
         content = self._content(exc, request, failure)
-        if failure is None and content is not None:  # the user's words: classified once still
-            failure = self._failure(exc, tool_name)
         return self._error_result(exc, content, request, tool_name, failure)
 
     async def awrap_tool_call(
@@ -347,8 +347,6 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
             if self.aon_error is None
             else await self.aon_error(exc, request)
         )
-        if failure is None and content is not None:  # the user's words: classified once still
-            failure = self._failure(exc, tool_name)
         return self._error_result(exc, content, request, tool_name, failure)
 
     # -- for custom graphs -----------------------------------------------------------------
