@@ -522,3 +522,138 @@ def test_the_lean_same_result_check_equals_the_full_pairing(messages: list[Messa
     assert lean is not None
     assert lean.history == (None,) * len(steps)
     assert (lean.decision, lean.calls) == (decision, calls)
+
+
+# -- audit of issue 26: rewordings, cycles, slow probes, the tool path, the README recipe --
+
+
+def test_a_reworded_rerun_is_stopped_by_the_stall_within_three_steps(repo: Path) -> None:
+    """The rerun of the failing test is reworded (no verbatim or canonical repeat) and
+    runs: the stall stops the run after it, the third unchanged step."""
+    layer = ToolErrorLayer(progress="git", progress_cwd=repo, loop_action="stop")
+    agent = Agent(layer, repo)
+    with pytest.raises(ToolLoopError) as caught:
+        agent.steps(
+            ("run_tests", {"path": "."}),
+            ("write_file", {"path": "calc.py", "content": BUGGY}),
+            ("run_tests", {"path": "./", "verbose": False}),
+        )
+    assert agent.ran == ["run_tests", "write_file", "run_tests"]  # the reworded rerun ran
+    assert caught.value.decision.reason == STALL
+    assert [call.arguments for call in caught.value.calls if call.name == "run_tests"] == [
+        {"path": "."},
+        {"path": "./", "verbose": False},
+    ]
+
+
+@pytest.mark.parametrize(
+    "prints",
+    [["x", "x", "x"], ["a", "b", "b"], ["a", "b", "c"]],
+    ids=["unchanged", "changed-after-the-first-call", "changed-after-each-call"],
+)
+def test_a_changed_fingerprint_between_the_calls_of_a_cycle_is_no_cycle(prints: list[str]) -> None:
+    """``search`` fails, ``book`` succeeds, ``search`` fails again: ``book`` next closes
+    the cycle ``search, book``, unless the environment changed between the calls (the
+    fingerprint after each step is ``prints``)."""
+    values = iter(prints)
+    layer = ToolErrorLayer(progress=lambda: next(values))
+    messages = [Message("user", "Book a flight.")]
+    for number, (name, text) in enumerate(
+        [("search", "Error: HTTP 404 Not Found"), ("book", "booked"), ("search", "Error: HTTP 404 Not Found")]
+    ):
+        call = ToolCall(f"c{number}", name, {"to": "PAR"})
+        messages += [
+            Message("assistant", "", tool_calls=(call,)),
+            Message("tool", text, tool_call_id=call.id, name=name),
+        ]
+        layer.rewrite(messages)
+    decision = layer.check_call("book", {"to": "PAR"}, messages=messages)
+    if len(set(prints)) > 1:
+        assert decision.action == "allow"
+    else:
+        assert decision.action == "note"
+        assert decision.reason == "The last calls repeat a cycle (search, book) that keeps failing."
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a shell script stands in for git")
+def test_a_slow_git_probe_fails_open_with_a_warning(
+    repo: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A ``git`` that answers after its time is up: each probe ends at its timeout, is
+    logged (WARNING) and counts as unknown, so three unchanged steps are no stall."""
+    import shutil
+    import time
+
+    from toolerr import _progress
+
+    real = shutil.which("git")
+    assert real is not None
+    bin_dir = tmp_path_factory.mktemp("slow-git")
+    (bin_dir / "git").write_text(f'#!/bin/sh\nsleep 2\nexec "{real}" "$@"\n')
+    (bin_dir / "git").chmod(0o755)
+    forget_causes()
+    layer = ToolErrorLayer(progress="git", progress_cwd=repo, loop_action="stop")
+    agent = Agent(layer, repo)
+    agent.step("run_tests")  # the repository's fixture needed the real git: the slow one now
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    real_fingerprint = _progress.git_fingerprint
+    monkeypatch.setattr(_progress, "git_fingerprint", lambda cwd: real_fingerprint(cwd, timeout=0.3))
+    started = time.monotonic()
+    with caplog.at_level(logging.WARNING, logger="toolerr"):
+        agent.step("write_file", path="calc.py", content=BUGGY)
+        agent.step("run_tests", path=".")
+    assert time.monotonic() - started < 4  # two probes cut at 0.3 s (without: 5 commands x 2 s each)
+    assert agent.ran == ["run_tests", "write_file", "run_tests"]  # no stall: the steps are unknown
+    warnings = [r for r in caplog.records if "probing the environment for progress" in r.getMessage()]
+    assert warnings and all(r.levelno == logging.WARNING for r in warnings)
+    assert any("TimeoutExpired" in (r.exc_text or r.getMessage()) for r in warnings)
+
+
+def test_the_probe_never_runs_on_a_tool_calls_path() -> None:
+    """What an adapter calls around a tool's own call (the guard, the single-result
+    delivery, the failure of a raised exception, the blocked result) never probes; the
+    model call's rewrite does, once per step."""
+    from toolerr.adapters import failure_of, guard_call
+
+    probes: list[int] = []
+    layer = ToolErrorLayer(progress=lambda: probes.append(1) or "same", loop_action="block")
+    messages = _fetched([Message("user", "go")], 0, "Error: HTTP 404 Not Found")
+    guard_call(layer, "fetch", {"n": 0}, "c1", messages=messages)
+    decision = layer.check_call("fetch", {"n": 0}, messages=messages)
+    layer.blocked_result("c1", decision)
+    layer.deliver_result("fetch", {"n": 1}, "Error: HTTP 404 Not Found", call_id="c2", run="r")
+    failure_of(layer, RuntimeError("boom"), tool="fetch")
+    assert probes == []
+    layer.rewrite(messages)
+    layer.rewrite(messages)
+    assert probes == [1]
+
+
+def test_the_readme_recipe_stashes_the_work_and_keeps_it(repo: Path) -> None:
+    """The README's ``on_loop`` recipe (``git stash push --include-untracked``) on a real
+    stall: the working tree goes back to HEAD, and ``git stash apply`` brings the agent's
+    edit and its new file back."""
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    command = ["git", "stash", "push", "--include-untracked", "-m", "toolerr-loop"]
+    assert f"{json.dumps(command)}, cwd=repo, check=False" in readme
+
+    def keep_the_work(error: ToolLoopError) -> None:
+        subprocess.run(command, cwd=repo, check=False, capture_output=True)
+
+    edited = BUGGY.replace("a - b", "a - b  # tried")
+    layer = ToolErrorLayer(progress="git", progress_cwd=repo, loop_action="stop", on_loop=keep_the_work)
+    agent = Agent(layer, repo)
+    agent.step("write_file", path="helper.py", content="HELP = 1\n")  # new, untracked
+    agent.step("write_file", path="calc.py", content=edited)
+    with pytest.raises(ToolLoopError):
+        agent.steps(
+            ("run_tests", {}), ("write_file", {"path": "calc.py", "content": edited}), ("run_tests", {})
+        )
+    assert (repo / "calc.py").read_text() == BUGGY and not (repo / "helper.py").exists()
+    assert "toolerr-loop" in _git(repo, "stash", "list")
+    _git(repo, "stash", "apply")
+    assert (repo / "calc.py").read_text() == edited
+    assert (repo / "helper.py").read_text() == "HELP = 1\n"
