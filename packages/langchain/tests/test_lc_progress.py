@@ -5,6 +5,7 @@ not (its verbatim reruns are no repeat: the fingerprint changed)."""
 
 from __future__ import annotations
 
+import inspect
 import os
 import subprocess
 import sys
@@ -42,9 +43,12 @@ def repo(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def _run(repo: Path, contents: list[str], **policy: Any) -> tuple[list[str], BaseException | None]:
+def _run(
+    repo: Path, contents: list[str], *, steps: list[Any] | None = None, **policy: Any
+) -> tuple[list[str], BaseException | None]:
     """A run of the real loop: per attempt, write ``contents[i]`` to calc.py, then run the
-    test (the same arguments every time); what ran, and what the run raised."""
+    test (the same arguments every time), or the model's tool calls ``steps``; what ran,
+    and what the run raised."""
     ran: list[str] = []
 
     @tool
@@ -71,7 +75,7 @@ def _run(repo: Path, contents: list[str], **policy: Any) -> tuple[list[str], Bas
             raise RuntimeError(f"tests failed:\n{done.stderr[-2000:]}")
         return "all tests passed"
 
-    script: list[Any] = []
+    script: list[Any] = [AIMessage("", tool_calls=[tool_call(name, **args)]) for name, args in steps or ()]
     for content in contents:
         script.append(AIMessage("", tool_calls=[tool_call("write_file", path="calc.py", content=content)]))
         script.append(AIMessage("", tool_calls=[tool_call("run_tests", target="test_calc")]))
@@ -108,3 +112,37 @@ def test_without_progress_the_verbatim_rerun_stops_even_after_an_edit(repo: Path
     ran, error = _run(repo, edits, loop_action="stop", progress=None)
     assert isinstance(error, ToolLoopError), error
     assert ran.count("run_tests") < 3
+
+
+def test_a_reworded_rerun_is_stopped_by_the_stall(repo: Path) -> None:
+    """The failing test is rerun with other arguments (no repeat of the failed call) after
+    a rewrite of the same bytes: it runs, and the stall stops the run after it."""
+    steps = [
+        ("run_tests", {"target": "test_calc"}),
+        ("write_file", {"path": "calc.py", "content": BUGGY}),
+        ("run_tests", {"target": "test_calc.T"}),
+    ]
+    ran, error = _run(repo, [], steps=steps, loop_action="stop")
+    assert isinstance(error, ToolLoopError), error
+    assert ran == ["run_tests", "write_file", "run_tests"]
+    assert error.decision.reason.startswith("The environment has not changed over the last 3 tool steps")
+    assert [call.arguments for call in error.calls if call.name == "run_tests"] == [
+        {"target": "test_calc"},
+        {"target": "test_calc.T"},
+    ]
+
+
+def test_the_probe_runs_for_the_model_call_never_inside_a_tool_call(repo: Path) -> None:
+    """A callable probe reads its callers: each probe is on the model-call hook's path, none
+    on the tool-call hook's, once per tool step."""
+    callers: list[set[str]] = []
+
+    def probe() -> str:
+        callers.append({frame.function for frame in inspect.stack()})
+        return "same"
+
+    ran, error = _run(repo, [BUGGY.replace("-", "+")], progress=probe)
+    assert error is None, error
+    assert ran == ["write_file", "run_tests"] and len(callers) == 2
+    assert all("wrap_model_call" in names or "awrap_model_call" in names for names in callers)
+    assert not any({"wrap_tool_call", "awrap_tool_call"} & names for names in callers)
