@@ -657,3 +657,14 @@ def test_the_readme_recipe_stashes_the_work_and_keeps_it(repo: Path) -> None:
     _git(repo, "stash", "apply")
     assert (repo / "calc.py").read_text() == edited
     assert (repo / "helper.py").read_text() == "HELP = 1\n"
+
+
+def test_unchanged_steps_without_a_failure_are_no_stall() -> None:
+    """Three (and more) unchanged steps that all succeeded: no stall (reading is progress
+    the environment does not show); a failure among the last three makes one."""
+    layer = ToolErrorLayer(progress=lambda: "same", loop_action="stop", same_result_repeats=0)
+    messages = [Message("user", "Read the docs.")]
+    for number in range(4):
+        layer.rewrite(_fetched(messages, number, f"page {number}"))
+    with pytest.raises(ToolLoopError):
+        layer.rewrite(_fetched(messages, 4, "Error: HTTP 404 Not Found"))
