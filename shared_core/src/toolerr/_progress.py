@@ -7,8 +7,8 @@ need no repeated failure to be seen (the contract's "Repeats and loops", progres
   hashes HEAD, the index and the working tree of the repository at ``progress_cwd``, or a
   callable the user gives returns a fingerprint. When the fingerprints after the last
   ``progress_window`` steps are equal and one of those steps holds a failure, the loop
-  action applies. A probe that fails or is slow is logged (WARNING) and the step counts
-  as unknown, never as unchanged.
+  action applies. A probe that fails (the ``"git"`` probe also: past its time) is logged
+  (WARNING) and the step counts as unknown, never as unchanged; a callable is not timed.
 * **Fingerprint epochs**: a changed fingerprint between two calls means they are not a
   repeat (verbatim, canonical, cycle, same result): the failed-call ledger of a
   conversation is replayed from the start of its latest epoch.
@@ -202,8 +202,9 @@ class Progress:
     # -- probes --------------------------------------------------------------------
 
     def probe(self) -> Hashable | None:
-        """The environment's fingerprint now; ``None`` (unknown) when the probe fails, is
-        slow or returns something that cannot be compared (logged: WARNING)."""
+        """The environment's fingerprint now; ``None`` (unknown) when the probe fails (the
+        ``"git"`` probe: also past ``GIT_PROBE_TIMEOUT``) or returns something that cannot
+        be compared (logged: WARNING). A callable is not timed."""
         progress = self.policy.progress
         try:
             if progress == "git":
