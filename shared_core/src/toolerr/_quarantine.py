@@ -29,8 +29,9 @@ logger = logging.getLogger("toolerr")
 
 DEFAULT_QUARANTINE_CHARS = 8000
 """The default ``Policy.quarantine_chars`` (see ``benchmarks/RESULTS.md``, "Quarantine":
-every error of the project's corpora is at most 1,620 characters; a failing test run or a
-compiler's output of a few hundred lines is far above)."""
+12,351 of the 12,352 error texts of the project's corpora are shorter, the 99th percentile
+710 characters; a failing test run or a compiler's output of a few hundred lines is far
+above)."""
 
 DEFAULT_QUARANTINE_LINES = 15
 """The default ``Policy.quarantine_lines``: the last lines an excerpt keeps."""
