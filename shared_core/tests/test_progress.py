@@ -668,3 +668,23 @@ def test_unchanged_steps_without_a_failure_are_no_stall() -> None:
         layer.rewrite(_fetched(messages, number, f"page {number}"))
     with pytest.raises(ToolLoopError):
         layer.rewrite(_fetched(messages, 4, "Error: HTTP 404 Not Found"))
+
+
+def test_same_results_with_block_keep_the_next_call_from_running() -> None:
+    """Loop action ``block``: after the third identical result the next call is answered
+    with the same-result reason instead of running; after three different ones it runs."""
+    for results, blocked in ((["No results."] * 3, True), (["a", "b", "c"], False)):
+        layer = ToolErrorLayer(loop_action="block")
+        messages = [Message("user", "Find the page.")]
+        for number, text in enumerate(results):
+            call = ToolCall(f"s{number}", "search", {"q": "toolerr"})
+            messages += [
+                Message("assistant", "", tool_calls=(call,)),
+                Message("tool", text, tool_call_id=call.id, name="search"),
+            ]
+            layer.rewrite(messages)
+        decision = layer.check_call("search", {"q": "toolerr"}, messages=messages)
+        assert (decision.action == "block") is blocked
+        if blocked:
+            assert decision.reason == SAME_RESULT_NOTE.format(name="search", count=3)
+            assert layer.blocked_result("s9", decision).startswith("Error: this call was not executed. ")
