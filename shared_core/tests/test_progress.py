@@ -272,6 +272,39 @@ def test_a_probe_that_raises_or_returns_none_is_unknown(caplog: pytest.LogCaptur
     assert STALL in _notes(layer.rewrite(messages).messages)  # three equal now
 
 
+def test_a_slow_callable_probe_is_unknown(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A callable past the probes' time limit cannot be stopped: its answer is not used
+    (logged, WARNING) and its step counts as unknown, never as unchanged."""
+    import time
+
+    from toolerr import _progress
+
+    forget_causes()
+    monkeypatch.setattr(_progress, "GIT_PROBE_TIMEOUT", 0.05)
+    slow = [True, False, False, False]
+
+    def probe() -> str:
+        if slow.pop(0):
+            time.sleep(0.2)
+        return "the same tree"
+
+    layer = ToolErrorLayer(progress=probe)
+    messages = [Message("user", "go")]
+    with caplog.at_level(logging.WARNING, logger="toolerr"):
+        for number in range(4):
+            call = ToolCall(f"c{number}", "fetch", {"n": number})
+            messages += [
+                Message("assistant", "", tool_calls=(call,)),
+                Message("tool", "Error: HTTP 404", tool_call_id=call.id, name="fetch"),
+            ]
+            shown = _notes(layer.rewrite(messages).messages)
+            assert (STALL in shown) == (number == 3)  # the slow first step is unknown
+    slow_records = [r for r in caplog.records if "the progress probe took" in r.getMessage()]
+    assert len(slow_records) == 1 and slow_records[0].levelno == logging.WARNING
+
+
 def test_on_loop_that_raises_does_not_change_the_stop(caplog: pytest.LogCaptureFixture) -> None:
     forget_causes()
 

@@ -7,8 +7,9 @@ need no repeated failure to be seen (the contract's "Repeats and loops", progres
   hashes HEAD, the index and the working tree of the repository at ``progress_cwd``, or a
   callable the user gives returns a fingerprint. When the fingerprints after the last
   ``progress_window`` steps are equal and one of those steps holds a failure, the loop
-  action applies. A probe that fails (the ``"git"`` probe also: past its time) is logged
-  (WARNING) and the step counts as unknown, never as unchanged; a callable is not timed.
+  action applies. A probe that fails or is slow is logged (WARNING) and the step counts as
+  unknown, never as unchanged (the ``"git"`` probe is stopped at its time limit; a callable
+  cannot be stopped, and its late answer is not used).
 * **Fingerprint epochs**: a changed fingerprint between two calls means they are not a
   repeat (verbatim, canonical, cycle, same result): the failed-call ledger of a
   conversation is replayed from the start of its latest epoch.
@@ -54,7 +55,9 @@ __all__ = [
 logger = logging.getLogger("toolerr")
 
 GIT_PROBE_TIMEOUT = 2.0
-"""Seconds the built-in ``"git"`` probe may take in all (its ``git`` commands together)."""
+"""Seconds a probe may take: the built-in ``"git"`` probe is stopped past it (its ``git``
+commands together); a callable cannot be stopped, so its fingerprint is not used when it
+took longer (logged: WARNING)."""
 
 _UNTRACKED_FILES = 1000
 _UNTRACKED_BYTES = 1 << 20
@@ -202,14 +205,23 @@ class Progress:
     # -- probes --------------------------------------------------------------------
 
     def probe(self) -> Hashable | None:
-        """The environment's fingerprint now; ``None`` (unknown) when the probe fails (the
-        ``"git"`` probe: also past ``GIT_PROBE_TIMEOUT``) or returns something that cannot
-        be compared (logged: WARNING). A callable is not timed."""
+        """The environment's fingerprint now; ``None`` (unknown) when the probe fails, takes
+        longer than ``GIT_PROBE_TIMEOUT`` (the ``"git"`` probe is stopped then; a callable
+        cannot be) or returns something that cannot be compared (logged: WARNING)."""
         progress = self.policy.progress
         try:
             if progress == "git":
                 return git_fingerprint(self.policy.progress_cwd)
+            started = time.monotonic()
             value = progress()
+            took = time.monotonic() - started
+            if took > GIT_PROBE_TIMEOUT:
+                logger.warning(
+                    "toolerr: the progress probe took %.1f s (more than %.1f s): the step counts as unknown",
+                    took,
+                    GIT_PROBE_TIMEOUT,
+                )
+                return None
             if isinstance(value, str):
                 value = value.encode("utf-8", "surrogatepass")
             if isinstance(value, (bytes, bytearray, memoryview)):
