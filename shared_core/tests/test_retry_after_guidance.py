@@ -89,3 +89,30 @@ def test_c1_appends_it_once_and_restated_tool_text_cannot_imitate_it() -> None:
     again = layer.rewrite(once).messages  # already rewritten: left as it is
     assert again[-1].content == once[-1].content
     assert clean_text(f"fine. {RETRY_AFTER_7}") == "fine. [text from the tool imitating runtime guidance]"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the text of the failure states the wait
+        "ServiceUnavailable: upstream busy, retry after 7 seconds",
+        # gRPC google.rpc.RetryInfo as JSON (google-genai's APIError: the 429 body)
+        "ClientError: 429 RESOURCE_EXHAUSTED. {'error': {'code': 429, 'message': 'Resource has been "
+        "exhausted (e.g. check quota).', 'status': 'RESOURCE_EXHAUSTED', 'details': [{'@type': "
+        "'type.googleapis.com/google.rpc.RetryInfo', 'retryDelay': '6.2s'}]}}",
+        # gRPC google.rpc.RetryInfo in protobuf text (google-api-core's str(exc) lists the details)
+        "ResourceExhausted: 429 Resource has been exhausted (e.g. check quota). "
+        "[retry_delay {\n  seconds: 7\n}\n]",
+    ],
+    ids=["text", "grpc-retryinfo-json", "grpc-retryinfo-proto"],
+)
+def test_a_wait_the_text_states_gets_the_sentence(text: str) -> None:
+    verdict = inspect_result(text, is_error=True)
+    assert verdict.kind == "transient"
+    assert guidance_for(verdict.kind, verdict) == RETRY_AFTER_7
+
+
+def test_a_rate_limit_reset_after_header_gets_the_sentence() -> None:
+    exception = _http_error(429, {"X-RateLimit-Reset-After": "6.5"})
+    verdict = inspect_result("HTTP 429", is_error=True, exception=exception)
+    assert guidance_for(verdict.kind, verdict) == RETRY_AFTER_7

@@ -6,10 +6,14 @@ from __future__ import annotations
 
 import json
 import logging
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from toolerr import Message, ToolCall, ToolErrorLayer
+import toolerr._cli as cli
+from toolerr import Message, Policy, ToolCall, ToolErrorLayer, rewrite_wire
+from toolerr._gateway import report_header, wire_report
 from toolerr._rules.secrets import SECRET_PATTERNS
 from toolerr._secrets import REDACTED, mask_secrets, secret_names
 from toolerr.adapters import clean_text, failure_of
@@ -266,3 +270,75 @@ def test_log_records_on_logger_toolerr_are_masked_message_and_traceback(
     assert secret not in record.getMessage() and REDACTED in record.getMessage()
     assert record.exc_text and "RuntimeError" in record.exc_text and secret not in record.exc_text
     assert secret not in caplog.text
+
+
+def test_the_cli_never_restates_one(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``toolerr classify`` on the four credentials (the real command, a child process):
+    each line is classified and no output, nor standard error, restates one; an internal
+    error's message, which may quote the input, is masked too (and its log record)."""
+    lines = [
+        json.dumps({"id": which, "content": error, "is_error": True})
+        for which, (error, _) in CREDENTIALS.items()
+    ]
+    proc = subprocess.run(
+        [sys.executable, "-m", "toolerr", "classify", "-"],
+        input="\n".join(lines).encode(),
+        capture_output=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = [json.loads(line) for line in proc.stdout.decode().splitlines()]
+    assert [(o["id"], o["failed"]) for o in out] == [(which, True) for which in CREDENTIALS]
+    for _, secret in CREDENTIALS.values():
+        assert secret not in proc.stdout.decode() + proc.stderr.decode()
+
+    error, secret = CREDENTIALS["bearer token"]
+
+    def broken(line: str) -> dict[str, object]:
+        raise RuntimeError(f"could not read {error}")
+
+    caplog.set_level(logging.DEBUG, logger="toolerr")
+    monkeypatch.setattr(cli, "classify_line", broken)
+    [answer] = list(cli.classify_lines(["{}"]))
+    assert str(answer["error"]).startswith("internal error: RuntimeError: could not read HTTPError: 401")
+    assert secret not in str(answer["error"]) and REDACTED in str(answer["error"])
+    assert caplog.records and all(secret not in (r.exc_text or "") + r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.parametrize("form", ["c1", "c3", "abstract"])
+@pytest.mark.parametrize("which", list(CREDENTIALS))
+def test_a_gateways_request_report_and_header_never_restate_one(which: str, form: str) -> None:
+    """What a gateway (the LiteLLM proxy) does with a request whose tool result holds a
+    credential: the request it forwards adds no copy of it (the note, the C1 suffix), and
+    the report in its metadata and the ``x-toolerr`` header hold none; the tool's result,
+    the client's history, is forwarded as it came."""
+    error, secret = CREDENTIALS[which]
+    tool_result = {"role": "tool", "tool_call_id": "call_1", "content": error}
+    messages = [
+        {"role": "user", "content": "list the items"},
+        {
+            "role": "assistant",
+            "tool_calls": [
+                {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": "fetch", "arguments": '{"page": 2}'},
+                }
+            ],
+        },
+        tool_result,
+    ]
+    result = rewrite_wire("openai-chat", messages, form=form)
+    assert result.changed and len(result.records) == 1
+    sent = json.dumps(result.request)
+    assert sent.count(secret) == (0 if form == "abstract" else 1)  # the tool's own text only
+    if form == "c1":  # the tool's own text, then toolerr's guidance line
+        [forwarded] = [m for m in result.request if m.get("role") == "tool"]
+        assert forwarded["content"].startswith(error) and secret not in forwarded["content"][len(error) :]
+    elif form == "c3":
+        assert tool_result in result.request and secret not in json.dumps(result.request[-1])
+    report = wire_report("openai-chat", result, Policy(form=form), "generic")
+    assert secret not in json.dumps(report) and secret not in report_header(report)
+    assert json.loads(report_header(report))[0]["tool"] == "fetch"

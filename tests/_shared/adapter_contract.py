@@ -34,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import email.message
 import functools
+import json
 import logging
 import subprocess
 import sys
@@ -51,6 +52,7 @@ from shared_support import CASES, FIXABLE, TRANSIENT, UNRECOVERABLE
 from toolerr import DetectionRecord, Message, ToolCall, ToolErrorLayer, ToolLoopError
 from toolerr._progress import SAME_RESULT_NOTE
 from toolerr._progress import STALL_NOTE as _STALL
+from toolerr.adapters import clean_text
 
 STALL_NOTE = _STALL.format(steps=3)
 
@@ -67,6 +69,8 @@ RESEND_BLOCKED = (
     "and may already have taken effect; check whether it did before sending it again."
 )
 """The idempotency guard's answer (DELIVERY.md section 5), byte-exact."""
+RETRY_AFTER_7 = "This is a temporary failure. Retrying the same call after 7 seconds is expected to succeed."
+"""The guidance of a transient failure that carries a 7-second wait (issue 27, item 3)."""
 
 
 def http_error(status: int, reason: str, retry_after: str | None = None) -> urllib.error.HTTPError:
@@ -79,6 +83,49 @@ def http_error(status: int, reason: str, retry_after: str | None = None) -> urll
 
 
 FORMS = ("c0", "c1", "c2", "c3", "c4", "abstract")
+
+
+class AuthenticationError(Exception):
+    """Named as the OpenAI SDK's 401 (``openai.AuthenticationError``), whose ``str`` is
+    ``Error code: 401 - `` and the body, which echoes the key it was sent."""
+
+
+class ClientError(Exception):
+    """Named as botocore's ``ClientError``."""
+
+
+CREDENTIALS: dict[str, tuple[Callable[[], BaseException], str]] = {
+    "url password": (
+        lambda: ConnectionRefusedError(111, "Connection refused: postgresql://app:Tr0ub4dor-3@db:5432/x"),
+        "Tr0ub4dor-3",
+    ),
+    "openai key": (
+        lambda: AuthenticationError(
+            "Error code: 401 - {'error': {'message': 'Incorrect API key provided: "
+            "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z. You can find your API key at "
+            "https://platform.openai.com/account/api-keys.', 'type': 'invalid_request_error', "
+            "'param': None, 'code': 'invalid_api_key'}}"
+        ),
+        "Ab3dEf6hIj9k",
+    ),
+    "aws key id": (
+        lambda: ClientError(
+            "An error occurred (InvalidAccessKeyId) when calling the GetObject operation: The AWS "
+            "Access Key Id you provided does not exist in our records. (AKIAIOSFODNN7EXAMPLE)"
+        ),
+        "AKIAIOSFODNN7EXAMPLE",
+    ),
+    "bearer token": (
+        lambda: RuntimeError(
+            "401 Unauthorized for url http://127.0.0.1:8080/weather; request headers: "
+            "{'Authorization': 'Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhZ2VudCJ9.c2lnbmF0dXJlLXNpZ25hdHVyZQ', "
+            "'Accept': '*/*'}"
+        ),
+        "eyJhbGciOiJIUzI1NiJ9",
+    ),
+}
+"""Issue 27's four credentials, each in an error a tool raises -> the secret (made anew per
+run: an exception object carries its traceback)."""
 
 
 def call_ids(script: Sequence[Step]) -> list[list[str]]:
@@ -206,6 +253,12 @@ class AdapterContract:
         lambda exception: f"{type(exception).__name__}: {exception}"
     )
     """The text the model reads for an exception the tool raised."""
+
+    writes_failed_results: ClassVar[bool] = False
+    """Whether toolerr writes the failed result of a raised exception (the framework hands
+    the exception to the adapter, which writes the result it keeps): that text is
+    toolerr's, so it is masked like everything toolerr writes (DELIVERY.md section 7),
+    and the framework's history keeps it masked."""
 
     known_failures: ClassVar[Mapping[str, str]] = {}
     """Test ids (``test_name[param]``) this adapter fails today -> why: marked
@@ -702,6 +755,73 @@ class AdapterContract:
             assert "postgresql://app:[redacted]@db:5432/x" in notes[0][1]
         assert secret not in repr(record.to_dict())
         assert all(secret not in r.getMessage() and secret not in (r.exc_text or "") for r in caplog.records)
+
+    @pytest.mark.parametrize("which", list(CREDENTIALS))
+    @pytest.mark.parametrize("form", ["c1", "c3"])
+    def test_the_four_credentials_are_never_restated_and_the_history_keeps_them(
+        self, form: str, which: str, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        """Issue 27's four credentials (a password in a URL, an API key the OpenAI SDK's
+        401 echoes, an AWS access key id, a bearer token in a dumped header), each in the
+        error a tool raises: what toolerr writes (the note, the C1 suffix), the record and
+        its dict (what a header or ``_meta`` carries) and every log line of logger
+        ``toolerr`` hold none of it; the framework's own failed result, and its history
+        after the run, keep it as the framework wrote it (a result toolerr writes from the
+        exception is toolerr's text: masked, see :attr:`writes_failed_results`)."""
+        caplog.set_level(logging.DEBUG, logger="toolerr")
+        make, secret = CREDENTIALS[which]
+        city, exception = "Paris", make()
+        records: list[DetectionRecord] = []
+        t = self.drive([[city], "done"], {city: exception}, records=records, form=form)
+        assert t.error is None, t.error
+        shown = self.shown_error(exception)
+        assert secret in shown
+        # the failed result as the framework keeps it: its own text, or toolerr's, masked
+        kept = clean_text(shown) if self.writes_failed_results else shown
+        assert (secret in kept) is not self.writes_failed_results
+        failed = [("user", ASK), ("call", TOOL, {"city": city}), ("tool", kept)]
+        layer = ToolErrorLayer(form=form)
+        assert t.seen[1] == to_entries(layer.rewrite(to_messages(failed, [exception])).messages)
+        [record] = records
+        assert record.kind != "ambiguous" and record.changed
+        if form == "c1":  # the framework's result, then toolerr's guidance line
+            [result] = [entry[1] for entry in t.seen[1] if entry[0] == "tool"]
+            assert result.startswith(f"{kept}\n") and secret not in result[len(kept) :]
+        else:
+            assert ("tool", kept) in t.seen[1]
+            notes = [e[1] for e in t.seen[1] if e[0] == "user" and NOTE_PREFIX in e[1]]
+            assert len(notes) == 1 and secret not in notes[0] and "[redacted]" in notes[0]
+        assert record.note is not None and secret not in record.note
+        assert secret not in json.dumps(record.to_dict())
+        logged = [r for r in caplog.records if r.name == "toolerr"]
+        assert all(secret not in r.getMessage() and secret not in (r.exc_text or "") for r in logged)
+        assert t.history == [*failed, ("assistant", "done")]
+
+    # -- 10b. Retry-After in the guidance ---------------------------------------------------
+
+    @pytest.mark.parametrize("form", ["c1", "c3"])
+    def test_a_429_with_retry_after_7_gets_the_sentence_with_7_seconds(self, form: str) -> None:
+        """A real 429 (urllib's ``HTTPError`` with ``Retry-After: 7``): the guidance is the
+        byte-exact sentence with 7 seconds, after the result (C1) or in the note (C3), as the
+        core renders it; the record carries the wait."""
+        city, exception = "Paris", http_error(429, "Too Many Requests", "7")
+        records: list[DetectionRecord] = []
+        t = self.drive([[city], "done"], {city: exception}, records=records, form=form)
+        assert t.error is None, t.error
+        shown = self.shown_error(exception)
+        call = ("call", TOOL, {"city": city})
+        written = {
+            "c1": [("user", ASK), call, ("tool", f"{shown}\n{RETRY_AFTER_7}")],
+            "c3": [
+                ("user", ASK),
+                call,
+                ("tool", shown),
+                ("user", note(f'city="{city}"', shown, RETRY_AFTER_7)),
+            ],
+        }
+        assert t.seen[1] == written[form]
+        assert t.seen[1] == self.rendered([[city]], {city: exception}, form=form)
+        assert [(r.kind, r.verdict.retry_after) for r in records] == [("transient", 7.0)]
 
     # -- 11. error_detail: what the model is shown of a failure -----------------------------
 

@@ -66,6 +66,9 @@ def prior_contents(prior: Sequence[Entry]) -> list[types.Content]:
 
 
 class TestContract(AdapterContract):
+    # the plugin writes the function response from the exception the tool raised
+    writes_failed_results = True
+
     def make_adapter(self, on_record: Callable[[DetectionRecord], None], **policy: Any) -> Any:
         return ToolErrorPlugin(on_record=on_record, **policy)
 

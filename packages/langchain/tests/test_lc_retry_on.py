@@ -2,7 +2,8 @@
 ``create_agent`` loop (issue 27, item 6): a tool that calls a real 127.0.0.1 HTTP server.
 A 503 is retried (the server turned the request away); a ``PermissionError`` and a read
 timeout are not (permanent; the outcome unknown). Executions are counted at the server
-and in the tool."""
+and in the tool. Against the same server, toolerr's own ``auto_retry`` (item 4) and its
+idempotency guard (item 5)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
+from adapter_contract import RESEND_BLOCKED
 from langchain.agents import create_agent
 from langchain.agents.middleware import ToolRetryMiddleware
 from langchain_core.messages import AIMessage, ToolMessage
@@ -157,3 +159,93 @@ def test_an_internal_error_means_no_retry(
     toolerr._failopen.forget_causes()
     assert retry_on(ConnectionRefusedError(111, "Connection refused")) is False
     assert any(r.name == "toolerr" and r.levelname == "WARNING" for r in caplog.records)
+
+
+# -- toolerr's own hidden retries and idempotency guard, against the same real server ------
+
+
+def agent_run(
+    tool_: Any, calls: list[dict[str, Any]], middleware: ToolErrorMiddleware
+) -> tuple[list[ToolMessage], list[ToolMessage]]:
+    """One create_agent run: the model calls ``tool_`` once per entry of ``calls`` (one
+    call per turn), then answers. Returns the tool results of the last model call and of
+    the agent's state."""
+    script: list[Any] = [
+        AIMessage("", tool_calls=[tool_call(tool_.name, f"c{i}", **a)]) for i, a in enumerate(calls)
+    ]
+    model = ScriptedChatModel(script=[*script, "done"])
+    state = create_agent(model, [tool_], middleware=[middleware]).invoke({"messages": [("user", "Go.")]})
+    seen = [m for m in model.calls[-1] if isinstance(m, ToolMessage)]
+    return seen, [m for m in state["messages"] if isinstance(m, ToolMessage)]
+
+
+def fetch_tool(upstream: Upstream, executed: list[str]) -> Any:
+    @tool
+    def fetch(path: str) -> str:
+        """Fetch a path of the upstream service."""
+        executed.append(path)
+        response = httpx.get(upstream.url + path, timeout=httpx.Timeout(5.0, read=0.2))
+        response.raise_for_status()
+        return response.text
+
+    return fetch
+
+
+def test_auto_retry_reruns_a_real_503_before_the_model_sees_it(upstream: Upstream) -> None:
+    """``auto_retry=2`` (issue 27, item 4): the server answers 503 twice, then 200; the tool
+    runs three times and the model sees the success only; no failure is recorded."""
+    executed: list[str] = []
+    records: list[Any] = []
+    seen, _ = agent_run(
+        fetch_tool(upstream, executed),
+        [{"path": "/flaky"}],
+        ToolErrorMiddleware(auto_retry=2, on_record=records.append),
+    )
+    assert executed == ["/flaky"] * 3 and upstream.hits == {"/flaky": 3}
+    assert [(m.status, m.content) for m in seen] == [("success", "fine")]
+    assert records == []
+
+
+def test_auto_retry_leaves_a_real_read_timeout_of_an_undeclared_tool_to_the_model(upstream: Upstream) -> None:
+    """The request reached the server (its outcome unknown): not re-run hidden; the model
+    sees the failure."""
+    executed: list[str] = []
+    records: list[Any] = []
+    seen, _ = agent_run(
+        fetch_tool(upstream, executed),
+        [{"path": "/slow"}],
+        ToolErrorMiddleware(auto_retry=2, on_record=records.append),
+    )
+    assert executed == ["/slow"] and upstream.hits == {"/slow": 1}
+    [result] = seen
+    assert result.status == "error" and "ReadTimeout" in str(result.content)
+    [record] = records
+    assert (record.kind, record.verdict.outcome, record.hidden_retries) == ("transient", "unknown_outcome", 0)
+
+
+@pytest.mark.parametrize("safety", [None, "idempotent"])
+def test_a_timed_out_transfer_money_is_not_resent_unless_declared_idempotent(
+    upstream: Upstream, safety: str | None
+) -> None:
+    """``transfer_money`` times out (the server got it) and the model sends the identical
+    call again (issue 27, item 5): not executed, the model is told to check whether the
+    first took effect; with ``tool_safety={"transfer_money": "idempotent"}`` it runs."""
+    executed: list[dict[str, Any]] = []
+
+    @tool
+    def transfer_money(to: str, amount: int) -> str:
+        """Transfer an amount to someone."""
+        executed.append({"to": to, "amount": amount})
+        response = httpx.get(upstream.url + "/slow", timeout=httpx.Timeout(5.0, read=0.2))
+        response.raise_for_status()
+        return "transferred"
+
+    middleware = ToolErrorMiddleware(tool_safety={} if safety is None else {"transfer_money": safety})
+    pay = {"to": "bob", "amount": 10}
+    seen, kept = agent_run(transfer_money, [pay, pay], middleware)
+    runs = 1 if safety is None else 2
+    assert executed == [pay] * runs and upstream.hits == {"/slow": runs}
+    assert [m.status for m in seen] == ["error", "error"]
+    assert ("ReadTimeout" in str(seen[1].content)) is (safety is not None)
+    assert (str(seen[1].content) == RESEND_BLOCKED) is (safety is None)
+    assert kept[1].content == seen[1].content

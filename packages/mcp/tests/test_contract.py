@@ -28,6 +28,7 @@ from adapter_contract import (
     ASK,
     BLOCKED_PREFIX,
     CASES,
+    CREDENTIALS,
     NOTE_PREFIX,
     RESEND_BLOCKED,
     TOOL,
@@ -146,9 +147,15 @@ class TestContract(AdapterContract):
         **_ids("test_parallel_calls_stay_paired_when_one_fails", ["c3", "c4", "abstract"], _NO_USER_TURN),
         **_ids("test_a_credential_in_the_error_is_never_restated", ["c3", "abstract"], _NO_USER_TURN),
         **_ids(
+            "test_the_four_credentials_are_never_restated_and_the_history_keeps_them",
+            [f"c3-{which}" for which in CREDENTIALS],
+            _NO_USER_TURN,
+        ),
+        **_ids(
             "test_error_detail_safe_shows_type_status_and_guidance_only", ["c3", "abstract"], _NO_USER_TURN
         ),
         **_ids("test_error_detail_safe_reads_the_status_a_message_states", ["c3"], _NO_USER_TURN),
+        **_ids("test_a_429_with_retry_after_7_gets_the_sentence_with_7_seconds", ["c3"], _NO_USER_TURN),
         **_ids("test_error_detail_none_shows_the_guidance_only", ["c3", "c4"], _NO_USER_TURN),
         # the contract's default form C3 written out (the same behaviour in C1: test_server_*)
         **_ids("test_each_kind_gets_its_guidance", ["transient", "fixable", "unrecoverable"], _C3_DEFAULT),
@@ -163,6 +170,11 @@ class TestContract(AdapterContract):
         # what the server sends is the client's history, for every later model call
         **_ids("test_the_frameworks_history_is_untouched", ["c1"], _KEPT),
         **_ids("test_the_next_model_call_sees_the_failure_as_the_framework_keeps_it", ["c1"], _KEPT),
+        **_ids(
+            "test_the_four_credentials_are_never_restated_and_the_history_keeps_them",
+            [f"c1-{which}" for which in CREDENTIALS],
+            _KEPT + " (test_server_the_four_credentials_are_never_restated)",
+        ),
         **_ids("test_a_transient_failure_past_the_retry_budget_is_unrecoverable", ["1", "3"], _KEPT),
         "test_block_does_not_execute_an_identical_repeat": _KEPT + "; the loop note is in the blocked result",
         "test_a_long_failure_is_shown_as_its_excerpt": (
@@ -340,24 +352,28 @@ class TestContract(AdapterContract):
         [record] = records
         assert (record.kind, record.hidden_retries, record.to_dict()["hidden_retries"]) == ("transient", 2, 2)
 
-    def test_server_a_credential_in_the_error_is_never_restated(
-        self, caplog: pytest.LogCaptureFixture
+    @pytest.mark.parametrize("which", list(CREDENTIALS))
+    def test_server_the_four_credentials_are_never_restated(
+        self, which: str, caplog: pytest.LogCaptureFixture
     ) -> None:
-        """The tool's error holds a password: the client gets FastMCP's own text once (the
-        framework's own) and the guidance; the record, ``_meta`` and toolerr's log never
-        restate it."""
+        """The tool's error holds one of issue 27's four credentials: the client gets
+        FastMCP's own text (the framework's own, kept in its history) and the guidance; the
+        record, ``_meta`` and toolerr's log never restate it."""
         caplog.set_level(logging.DEBUG, logger="toolerr")
-        secret = "Tr0ub4dor-3"
-        exception = ConnectionRefusedError(111, f"Connection refused: postgresql://app:{secret}@db:5432/x")
+        make, secret = CREDENTIALS[which]
+        exception = make()
         records: list[DetectionRecord] = []
         t = self.drive([["Paris"], "done"], {"Paris": exception}, records=records)
         assert t.error is None, t.error
         [record] = records
-        assert record.kind == "transient"
-        assert t.seen[1][-1] == ("tool", f"{self.shown_error(exception)}\n{TRANSIENT}")
+        guidance = {"transient": TRANSIENT, "unrecoverable": UNRECOVERABLE}[record.kind]
+        assert t.seen[1][-1] == ("tool", f"{self.shown_error(exception)}\n{guidance}")
+        assert secret in t.seen[1][-1][1] and t.history[-2] == t.seen[1][-1]
         assert t.raw is not None
         [sent] = t.raw[-1]
-        assert secret not in json.dumps(sent["_meta"]) and "app:[redacted]@db" in json.dumps(sent["_meta"])
+        assert secret not in json.dumps(sent["_meta"]) and "[redacted]" in json.dumps(sent["_meta"])
+        if which == "url password":
+            assert "app:[redacted]@db" in json.dumps(sent["_meta"])
         assert secret not in repr(record.to_dict())
         toolerr_logs = [r for r in caplog.records if r.name == "toolerr"]
         assert all(secret not in r.getMessage() and secret not in (r.exc_text or "") for r in toolerr_logs)

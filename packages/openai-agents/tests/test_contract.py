@@ -57,6 +57,9 @@ def prior_items(prior: Sequence[Entry]) -> list[dict[str, Any]]:
 
 
 class TestContract(AdapterContract):
+    # the SDK's failure function is toolerr's: it writes the function_call_output the run keeps
+    writes_failed_results = True
+
     def make_adapter(self, on_record: Callable[[DetectionRecord], None], **policy: Any) -> Any:
         return ToolErrorRecovery(on_record=on_record, **policy)
 

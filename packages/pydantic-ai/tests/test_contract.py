@@ -84,6 +84,9 @@ def prior_messages(prior: Sequence[Entry]) -> list[ModelMessage]:
 
 
 class TestContract(AdapterContract):
+    # the capability writes the failed tool result from the exception the tool raised
+    writes_failed_results = True
+
     def make_adapter(self, on_record: Callable[[DetectionRecord], None], **policy: Any) -> Any:
         return ToolErrors(on_record=on_record, **policy)
 

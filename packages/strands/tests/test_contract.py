@@ -39,6 +39,9 @@ def turns(script: Sequence[Step]) -> list[Any]:
 
 
 class TestContract(AdapterContract):
+    # the plugin writes the error tool result from the exception the tool raised
+    writes_failed_results = True
+
     def make_adapter(self, on_record: Callable[[DetectionRecord], None], **policy: Any) -> Any:
         return ToolErrorPlugin(on_record=on_record, **policy)
 

@@ -167,6 +167,21 @@ MARKERS: tuple[Marker, ...] = (
         "'retryAfter': 3 (JavaScript API bodies)",
     ),
     Marker(
+        "etryDelay",
+        "retry_after",
+        r"[Rr]etryDelay[\"']?[ \t]*[:=][ \t]*[\"']?(?P<code>\d+(?:\.\d+)?)s",
+        1,
+        "gRPC google.rpc.RetryInfo in JSON: 'retryDelay': '7s' (the Gemini API's 429 body)",
+    ),
+    Marker(
+        "retry_delay {",
+        "retry_after",
+        r"retry_delay \{\s*seconds: (?P<code>\d+)",
+        0,
+        "gRPC google.rpc.RetryInfo in protobuf text: 'retry_delay {\\n  seconds: 7' "
+        "(google-api-core's str(exc) lists the error details)",
+    ),
+    Marker(
         "ry again in ",
         "retry_after",
         r"[Tt]ry again in (?P<code>\d+(?:\.\d+)?)[ \t]*"
