@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno as _errno
 import json
 import logging
+import re
 import select
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -140,6 +141,63 @@ def _retry_after_from_headers(headers: Any) -> float | None:
             if parsed is not None:
                 return parsed
     return None
+
+
+_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
+_DURATION_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def parse_reset(value: Any, form: str) -> float | None:
+    """Seconds until a rate limit resets, from one reset header's ``value`` in ``form``
+    (see ``RATE_LIMIT_RESET_HEADERS``); never raises; ``None`` when unreadable."""
+    if isinstance(value, bytes):
+        value = value.decode("latin-1", "replace")
+    if not isinstance(value, str) or not value.strip() or len(value) > 64:
+        return None
+    text = value.strip()
+    try:
+        if form == "duration":
+            parts = _DURATION_PART.findall(text)
+            if not parts or "".join(a + b for a, b in parts) != text:
+                return None
+            seconds = sum(float(number) * _DURATION_UNITS[unit] for number, unit in parts)
+        elif form == "date":
+            from datetime import datetime, timezone
+
+            when = datetime.fromisoformat(text.replace("Z", "+00:00"))
+            if when.tzinfo is None:
+                when = when.replace(tzinfo=timezone.utc)
+            seconds = (when - datetime.now(timezone.utc)).total_seconds()
+        else:
+            seconds = float(text)
+            if form == "seconds_or_epoch" and seconds > 1e9:
+                import time
+
+                seconds -= time.time()
+    except (ValueError, OverflowError):
+        return None
+    if seconds != seconds or seconds in (float("inf"), float("-inf")):
+        return None
+    return max(0.0, seconds)
+
+
+def _reset_from_headers(headers: Any) -> float | None:
+    """The wait a rate limit's reset headers give (see ``RATE_LIMIT_RESET_HEADERS``): the
+    latest reset among the limits whose remaining header says 0, else among all named."""
+    exhausted: list[float] = []
+    named: list[float] = []
+    for name, remaining, form, _source in R.RATE_LIMIT_RESET_HEADERS:
+        seconds = parse_reset(_safe_get(headers, name), form)
+        if seconds is None:
+            continue
+        named.append(seconds)
+        left = _safe_get(headers, remaining)
+        if isinstance(left, bytes):
+            left = left.decode("latin-1", "replace")
+        if isinstance(left, str) and left.strip() == "0":
+            exhausted.append(seconds)
+    chosen = exhausted or named
+    return max(chosen) if chosen else None
 
 
 def _status_from(value: Any, link: Link) -> None:
@@ -404,6 +462,9 @@ def _read_link(exc: BaseException, facts: ExceptionFacts) -> Link:
         facts.retry_after = _retry_after_from_headers(headers)
         if facts.retry_after is None:
             facts.retry_after = parse_retry_after(safe_getattr(exc, "retry_after"))
+        limited = link.status == 429 or (link.status == 403 and link.rate_limited)
+        if facts.retry_after is None and headers is not None and limited:
+            facts.retry_after = _reset_from_headers(headers)
 
     try:
         message = str(exc)

@@ -315,6 +315,34 @@ RATE_LIMIT_REMAINING_HEADERS: tuple[str, ...] = ("x-ratelimit-remaining", "x-rat
 RATE_LIMIT_RULE = CodeRule(
     T, "rate_limit", NE, "x-ratelimit-remaining: 0 (GitHub sends its rate limit as 403)"
 )
+# Rate-limit reset headers: when a limit is full again. Read for a 429 (or a 403 that a
+# remaining-0 header makes a rate limit) that carries no Retry-After; where several limits
+# are named, those whose remaining header says 0 count, else all, and the latest reset is
+# the wait. (reset header, its remaining header, format, source); formats: "duration"
+# (Go-style "6m0s", "20ms"), "date" (RFC 3339), "seconds" (delta seconds) and
+# "seconds_or_epoch" (delta seconds, or a Unix time where the value is past 10^9).
+_OPENAI_LIMITS = "OpenAI, rate limits in headers"
+_ANTHROPIC = "Anthropic, rate limits: response headers"
+RATE_LIMIT_RESET_HEADERS: tuple[tuple[str, str, str, str], ...] = (
+    ("x-ratelimit-reset-requests", "x-ratelimit-remaining-requests", "duration", _OPENAI_LIMITS),
+    ("x-ratelimit-reset-tokens", "x-ratelimit-remaining-tokens", "duration", _OPENAI_LIMITS),
+    ("anthropic-ratelimit-requests-reset", "anthropic-ratelimit-requests-remaining", "date", _ANTHROPIC),
+    ("anthropic-ratelimit-tokens-reset", "anthropic-ratelimit-tokens-remaining", "date", _ANTHROPIC),
+    (
+        "anthropic-ratelimit-input-tokens-reset",
+        "anthropic-ratelimit-input-tokens-remaining",
+        "date",
+        _ANTHROPIC,
+    ),
+    (
+        "anthropic-ratelimit-output-tokens-reset",
+        "anthropic-ratelimit-output-tokens-remaining",
+        "date",
+        _ANTHROPIC,
+    ),
+    ("ratelimit-reset", "ratelimit-remaining", "seconds", "IETF draft-ietf-httpapi-ratelimit-headers"),
+    ("x-ratelimit-reset", "x-ratelimit-remaining", "seconds_or_epoch", "GitHub REST: a Unix time"),
+)
 # Attributes that hold the parsed body (openai/anthropic ``exc.body``) or the response.
 BODY_MAX_CHARS = 4096
 # urllib HTTPError: how long to wait for a body that has not arrived with the headers (its
