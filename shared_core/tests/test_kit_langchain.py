@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import gc
 import threading
+import warnings
 
 import pytest
 from toolerr import FailureLedger, Message, ToolCall, ToolErrorLayer, ToolLoopError, Verdict
@@ -24,6 +25,7 @@ from toolerr.adapters import (
     restore_objects,
     rewrite_objects,
     rewrite_tail,
+    safety_from_annotations,
     tool_raised,
     weak_origin,
     without_call_blocks,
@@ -305,6 +307,46 @@ def test_hinted_safety_reads_hints_at_the_top_level_or_under_annotations_only() 
     assert hinted_safety({"destructiveHint": True}) == "unsafe"
     assert hinted_safety({"toolerr_safety": "read_only"}) is None
     assert hinted_safety(None) is None and hinted_safety(["readOnlyHint"]) is None
+
+
+class _Annotations2:
+    """mcp 2.x ``ToolAnnotations`` as FastMCP leaves it: snake-case fields, and camel-case
+    aliases that warn when read (an error under this suite's ``filterwarnings``)."""
+
+    def __init__(self, **hints: object) -> None:
+        self.title = None
+        for name in ("read_only_hint", "destructive_hint", "idempotent_hint", "open_world_hint"):
+            setattr(self, name, hints.get(name))
+
+    def __getattr__(self, name: str) -> object:
+        if name.endswith("Hint"):
+            warnings.warn(
+                f"Accessing `ToolAnnotations.{name}` is deprecated", DeprecationWarning, stacklevel=2
+            )
+        raise AttributeError(name)
+
+
+class _Annotations1:
+    """mcp 1.x ``ToolAnnotations``: camel-case fields only."""
+
+    def __init__(self, **hints: object) -> None:
+        for name in ("readOnlyHint", "destructiveHint", "idempotentHint"):
+            setattr(self, name, hints.get(name))
+
+
+def test_safety_from_annotation_objects_reads_snake_case_first() -> None:
+    """An mcp 2.x object is read by its snake-case fields (a camel-case alias that warns is
+    never touched, even for a hint left unset); an mcp 1.x object by its camel-case ones."""
+    assert safety_from_annotations(_Annotations2(read_only_hint=True)) == "read_only"
+    assert safety_from_annotations(_Annotations2(idempotent_hint=True)) == "idempotent"
+    assert safety_from_annotations(_Annotations2(destructive_hint=True)) == "unsafe"
+    assert safety_from_annotations(_Annotations2(read_only_hint=False)) == "unsafe"
+    assert safety_from_annotations(_Annotations2()) is None
+    assert safety_from_annotations(_Annotations1(readOnlyHint=True)) == "read_only"
+    assert safety_from_annotations(_Annotations1(idempotentHint=True)) == "idempotent"
+    assert safety_from_annotations(_Annotations1(destructiveHint=True)) == "unsafe"
+    assert safety_from_annotations(_Annotations1()) is None
+    assert safety_from_annotations({"read_only_hint": True}) == "read_only"
 
 
 class _Tool:

@@ -185,6 +185,24 @@ def test_the_upstream_comes_from_the_options_then_the_process_then_anthropic(
     asyncio.run(main())
 
 
+def test_the_relay_binds_loopback_only_on_a_free_port() -> None:
+    """Each relay listens on 127.0.0.1 alone (no other interface), on a port the system
+    chose: two at once get two ports."""
+
+    async def main() -> list[tuple[int | None, list[Any]]]:
+        async with ToolErrorRecovery() as one, ToolErrorRecovery() as two:
+            bound = []
+            for recovery in (one, two):
+                server = recovery._relay._server
+                assert server is not None
+                bound.append((recovery.port, [s.getsockname() for s in server.sockets]))
+            return bound
+
+    (first, first_sockets), (second, second_sockets) = asyncio.run(main())
+    assert first_sockets == [("127.0.0.1", first)] and second_sockets == [("127.0.0.1", second)]
+    assert first != second
+
+
 def test_the_relay_stops_with_the_context(echo: Echo) -> None:
     async def main() -> None:
         async with ToolErrorRecovery() as recovery:

@@ -377,3 +377,52 @@ def test_auto_retry_reruns_a_wrapped_tool_before_the_model_sees_it(
     assert executed == ["fetch_status"] * 3 and len(waits) == 2
     [record] = records
     assert (record.kind, record.detection, record.hidden_retries) == ("transient", "exception", 2)
+
+
+# two exception types of one name and message: the same result text, a different verdict
+_Refused = type("Denied", (ConnectionRefusedError,), {})
+_Forbidden = type("Denied", (PermissionError,), {})
+
+
+def test_a_wrapped_tools_verdict_stays_with_its_session(
+    upstream: FakeUpstream, busy: Status503, tmp_path: Path
+) -> None:
+    """Two concurrent runs share one recovery and one wrapped tool, which fails in both
+    with the same text (``Denied: the gate is closed``) from two exception objects of
+    different kinds: each run's model reads its own kind's guidance, classified from its
+    own object (kept for the session the call was in flight in, not for the text alone,
+    where the two verdicts would cancel out and the text decide both)."""
+    from claude_agent_sdk import tool
+
+    @tool("open_gate", "Open a gate", {"gate": str})
+    async def open_gate(args: dict[str, Any]) -> dict[str, Any]:
+        raise (_Refused if args["gate"] == "a" else _Forbidden)("the gate is closed")
+
+    upstream.scripts["GATE_A"] = [[Use("toolu_1", "mcp__kit__open_gate", {"gate": "a"})], "a done"]
+    upstream.scripts["GATE_B"] = [[Use("toolu_1", "mcp__kit__open_gate", {"gate": "b"})], "b done"]
+    records: list[toolerr.DetectionRecord] = []
+
+    async def main() -> None:
+        async with ToolErrorRecovery(on_record=records.append) as recovery:
+            tools = [recovery.tool(open_gate)]
+            runs = []
+            for name in ("a", "b"):
+                config, work = tmp_path / name / "config", tmp_path / name / "work"
+                config.mkdir(parents=True)
+                work.mkdir()
+                options = base_options(upstream.url, config, work, tools)
+                options.allowed_tools = ["mcp__kit__open_gate"]
+                runs.append(run(f"GATE_{name.upper()}: open it", recovery.options(options)))
+            await asyncio.gather(*runs)
+
+    asyncio.run(main())
+    for marker, guidance in (("GATE_A", TRANSIENT), ("GATE_B", UNRECOVERABLE)):
+        result, note = _last_user(_step(upstream.loop_requests(marker), 1))
+        assert result["content"].startswith("Denied: the gate is closed"), result
+        gate = marker[-1].lower()
+        expected = _note("mcp__kit__open_gate", f'gate="{gate}"', "Denied: the gate is closed", guidance)
+        assert note == {"type": "text", "text": expected}
+    assert sorted((r.kind, r.detection) for r in records) == [
+        ("transient", "exception"),
+        ("unrecoverable", "exception"),
+    ]

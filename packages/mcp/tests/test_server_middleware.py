@@ -412,3 +412,101 @@ def test_over_stdio(url: str, tmp_path: Path) -> None:
     blocked, ran = stdio_calls(url, ["--block"], [read, read], tmp_path / "block.log")
     assert ran == ["read_secret"]
     assert text_of(blocked[1]).startswith(BLOCKED)
+
+
+# -- retry safety from the tools' annotations ----------------------------------------------
+
+UNKNOWN_OUTCOME = (
+    "This may be a temporary failure, but the call may already have taken effect. "
+    "Check whether it did before calling the tool again."
+)
+
+
+def _timing_out(middleware: ToolErrorServerMiddleware, ran: list[str], name: str = "timeouts") -> Any:
+    """A server whose ``lookup`` (annotated read-only) and ``charge`` (no annotations)
+    both time out."""
+    from fastmcp import FastMCP
+    from mcp.types import ToolAnnotations
+
+    server = FastMCP(name)
+    server.add_middleware(middleware)
+
+    @server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+    def lookup(key: str) -> str:
+        ran.append("lookup")
+        raise TimeoutError("timed out")
+
+    @server.tool
+    def charge(key: str) -> str:
+        ran.append("charge")
+        raise TimeoutError("timed out")
+
+    return server
+
+
+def test_a_read_only_annotation_makes_a_timeout_retryable() -> None:
+    """``readOnlyHint``: the read timeout is a temporary failure the model may retry, and
+    the identical resend runs; the unannotated tool's timeout may have taken effect, and its
+    identical resend is not run (the idempotency guard)."""
+    ran: list[str] = []
+    server = _timing_out(ToolErrorServerMiddleware(), ran)
+    plan = [
+        ("lookup", {"key": "k"}),
+        ("lookup", {"key": "k"}),
+        ("charge", {"key": "k"}),
+        ("charge", {"key": "k"}),
+    ]
+    first, again, charged, resent = run_calls(server, plan)
+    assert ran == ["lookup", "lookup", "charge"]
+    assert text_of(first) == f"Error calling tool 'lookup': timed out\n{TRANSIENT}"
+    assert text_of(again) == text_of(first)
+    assert text_of(charged) == f"Error calling tool 'charge': timed out\n{UNKNOWN_OUTCOME}"
+    assert text_of(resent).startswith(f"{BLOCKED} The same call failed just before with an unknown outcome")
+
+
+def test_the_given_tool_safety_wins_over_the_annotation() -> None:
+    ran: list[str] = []
+    server = _timing_out(ToolErrorServerMiddleware(tool_safety={"lookup": "unsafe"}), ran)
+    first, resent = run_calls(server, [("lookup", {"key": "k"}), ("lookup", {"key": "k"})])
+    assert ran == ["lookup"]
+    assert text_of(first).endswith(f"\n{UNKNOWN_OUTCOME}") and text_of(resent).startswith(BLOCKED)
+
+
+def test_a_name_two_servers_annotate_differently_gets_no_safety() -> None:
+    """One middleware on two servers whose ``lookup`` differ (read-only on one, nothing
+    declared on the other): neither's timeout is taken as retryable once both are seen."""
+    from fastmcp import FastMCP
+
+    middleware = ToolErrorServerMiddleware()
+    ran: list[str] = []
+    declared = _timing_out(middleware, ran, "declared")
+    other = FastMCP("other")
+    other.add_middleware(middleware)
+
+    @other.tool
+    def lookup(key: str) -> str:
+        ran.append("other lookup")
+        raise TimeoutError("timed out")
+
+    (before,) = run_calls(declared, [("lookup", {"key": "a"})])
+    (elsewhere,) = run_calls(other, [("lookup", {"key": "b"})])
+    (after,) = run_calls(declared, [("lookup", {"key": "c"})])
+    assert text_of(before).endswith(f"\n{TRANSIENT}")
+    assert text_of(elsewhere).endswith(f"\n{UNKNOWN_OUTCOME}")
+    assert text_of(after).endswith(f"\n{UNKNOWN_OUTCOME}")
+
+
+def test_auto_retry_reruns_a_timeout_of_a_read_only_annotated_tool(monkeypatch: pytest.MonkeyPatch) -> None:
+    import toolerr._kit_retry as kit_retry
+
+    waits: list[float] = []
+
+    async def asleep(seconds: float) -> None:
+        waits.append(seconds)
+
+    monkeypatch.setattr(kit_retry, "_asleep", asleep)
+    ran: list[str] = []
+    server = _timing_out(ToolErrorServerMiddleware(auto_retry=1), ran)
+    looked, charged = run_calls(server, [("lookup", {"key": "k"}), ("charge", {"key": "k"})])
+    assert ran == ["lookup", "lookup", "charge"] and len(waits) == 1
+    assert text_of(looked).endswith(f"\n{TRANSIENT}") and text_of(charged).endswith(f"\n{UNKNOWN_OUTCOME}")

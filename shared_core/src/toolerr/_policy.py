@@ -307,19 +307,21 @@ def resolve_forms(spec: Any) -> dict[Kind, Form]:
 
 def safety_from_annotations(annotations: Any) -> ToolSafety | None:
     """Tool safety from MCP-style annotations (``readOnlyHint``, ``idempotentHint``,
-    ``destructiveHint``), given as a mapping or an object with those attributes (snake or
-    camel case). ``None`` when nothing is declared."""
+    ``destructiveHint``), given as a mapping (camel case, as on the wire, or snake case) or
+    an object with those attributes: snake case where it has them (mcp 2.x, whose camel-case
+    aliases FastMCP adds back with a deprecation warning, never read then), else camel case
+    (mcp 1.x). ``None`` when nothing is declared."""
     if annotations is None:
         return None
 
-    def read(*names: str) -> Any:
-        for name in names:
-            if isinstance(annotations, Mapping) and name in annotations:
-                return annotations[name]
-            value = getattr(annotations, name, None)
-            if value is not None:
-                return value
-        return None
+    def read(camel: str, snake: str) -> Any:
+        if isinstance(annotations, Mapping):
+            for name in (camel, snake):
+                if name in annotations:
+                    return annotations[name]
+            return None
+        value = getattr(annotations, snake, _MISSING)
+        return getattr(annotations, camel, None) if value is _MISSING else value
 
     if read("readOnlyHint", "read_only_hint") is True:
         return "read_only"
@@ -328,6 +330,9 @@ def safety_from_annotations(annotations: Any) -> ToolSafety | None:
     if read("readOnlyHint", "read_only_hint") is False or read("destructiveHint", "destructive_hint") is True:
         return "unsafe"
     return None
+
+
+_MISSING = object()
 
 
 def hinted_safety(metadata: Any) -> ToolSafety | None:

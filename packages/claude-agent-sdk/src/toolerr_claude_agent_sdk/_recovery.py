@@ -55,9 +55,26 @@ SESSION_HEADER = "x-claude-code-session-id"
 T = TypeVar("T")
 
 _TOOLS = ("toolerr_claude_agent_sdk", "tools")
-"""The scope of the verdicts of wrapped tools, by result text: a tool's handler does not
-know its session (the hooks that read them do; a text two exceptions gave with different
-verdicts gives none, and the result is classified from its text)."""
+"""The scope of the verdicts, by result text, of wrapped tools whose session is not known
+(no call in flight matched: a text two exceptions gave with different verdicts gives none,
+and the result is classified from its text)."""
+
+
+def _session_scope(session: str) -> tuple[str, str, str]:
+    """The scope of the verdicts, by result text, of one CLI session's wrapped tools."""
+    return ("toolerr_claude_agent_sdk", "session", session)
+
+
+def _arguments_key(arguments: Any) -> str:
+    """A tool call's arguments as one comparable string (the hook's ``tool_input`` and the
+    handler's ``arguments`` are the same JSON object)."""
+    return json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=repr)
+
+
+def _same_tool(called: str, name: str) -> bool:
+    """Whether the model's tool name ``called`` (``mcp__<server>__<name>``, or the bare name
+    with ``CLAUDE_AGENT_SDK_MCP_NO_PREFIX``) names an SDK tool called ``name``."""
+    return called == name or (called.startswith("mcp__") and called.endswith(f"__{name}"))
 
 
 class ToolErrorRecovery:
@@ -98,6 +115,10 @@ class ToolErrorRecovery:
         # needs them (a request whose step runs no tool never pays for it)
         self._snapshots: LRUCache[str, RunSnapshot | list[Any]] = LRUCache(256)
         self._texts = TextVerdicts()
+        # the calls the PreToolUse hook announced that no PostToolUse hook has answered yet,
+        # by (session, call id) -> (tool name, arguments): a wrapped tool's handler knows its
+        # name and arguments only, and finds its session among them
+        self._in_flight: LRUCache[tuple[str, str], tuple[str, str]] = LRUCache(1024)
         # the requests loop action "stop" refused, by session and length: the CLI sends a
         # refused request again (re-serialised), refused again without a second decision
         # (on_loop, the log); a resumed session's next request is longer
@@ -183,28 +204,47 @@ class ToolErrorRecovery:
             except Exception as exc:
                 with fail_open(f"classifying the exception of tool {name!r}", "the SDK shows str(exc)"):
                     failure = failure_of(self.layer, exc, tool=name)
-                    self._texts.put(_TOOLS, failure.text, failure.verdict)
+                    # kept for the session(s) with this call in flight, else for any session
+                    for scope in self._scopes_of(name, arguments):
+                        self._texts.put(scope, failure.text, failure.verdict)
                     return {"content": [{"type": "text", "text": failure.text}], "is_error": True}
                 raise  # toolerr failed: the SDK answers as without it
 
         return dataclasses.replace(sdk_tool, handler=wrapped)
 
+    def _scopes_of(self, name: str, arguments: Any) -> list[tuple[str, ...]]:
+        """The verdict scopes of a wrapped tool's failed call: the sessions with a call of
+        that tool and those arguments in flight (two at once with the same call: both), else
+        the scope of any session."""
+        key = _arguments_key(arguments)
+        sessions = {
+            session
+            for (session, _), (called, args) in self._in_flight.items()
+            if args == key and _same_tool(called, name)
+        }
+        return [_session_scope(session) for session in sorted(sessions)] or [_TOOLS]
+
     # -- hooks ---------------------------------------------------------------------------
 
     async def _pre_tool_use(self, data: Any, tool_use_id: str | None, context: HookContext) -> dict[str, Any]:
         """``PreToolUse``: deny an identical repeat of a failed call the policy blocks (loop
-        action ``stop``: end the run with the reason)."""
-        if not self.layer.policy.checks_calls:
-            return {}
+        action ``stop``: end the run with the reason). The call is kept as in flight for
+        its session until its ``PostToolUse`` hook (a wrapped tool's verdict finds its
+        session by it)."""
         with fail_open("the PreToolUse hook", "the call runs"):
             session = str(data.get("session_id") or "")
+            call_id = str(data.get("tool_use_id") or tool_use_id or "") or None
+            if session and call_id is not None:
+                called = str(data.get("tool_name") or "")
+                self._in_flight.put((session, call_id), (called, _arguments_key(data.get("tool_input"))))
+            if not self.layer.policy.checks_calls:
+                return {}
             snapshot = self._snapshots.get(session)
             if snapshot is None:
                 return {}
             if not isinstance(snapshot, RunSnapshot):
                 snapshot = RunSnapshot(self.layer, anthropic_to_messages(snapshot), run=session)
                 self._snapshots.put(session, snapshot)
-            call_id = str(data.get("tool_use_id") or tool_use_id or "") or None
             try:
                 blocked = guard_call(
                     self.layer,
@@ -226,17 +266,22 @@ class ToolErrorRecovery:
         self, data: Any, tool_use_id: str | None, context: HookContext
     ) -> dict[str, Any]:
         """``PostToolUse`` and ``PostToolUseFailure`` (an ``is_error`` result, its text as
-        ``error``): a wrapped SDK tool's verdict, kept for its call id and text."""
+        ``error``): a wrapped SDK tool's verdict, kept for its call id and text (the
+        session's own, else one no session claimed)."""
         with fail_open("the PostToolUse hook", "the result is classified from its text"):
             response = data.get("tool_response") if "tool_response" in data else data.get("error")
             call_id = str(data.get("tool_use_id") or tool_use_id or "") or None
+            session = str(data.get("session_id") or "") or None
+            if session is not None and call_id is not None:
+                self._in_flight.pop((session, call_id))
             text = _response_text(response)
             if call_id is None or text is None:
                 return {}
-            verdict = self._texts.get(_TOOLS, text)
+            verdict = self._texts.get(_session_scope(session), text) if session is not None else None
+            if verdict is None:
+                verdict = self._texts.get(_TOOLS, text)
             if verdict is not None:
                 # the run scope of the relay's rewrite: this session's requests only
-                session = str(data.get("session_id") or "") or None
                 self.layer.remember(call_id, verdict, text, run=session)
         return {}
 

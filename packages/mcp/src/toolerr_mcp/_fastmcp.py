@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import itertools
 import logging
+import threading
+import weakref
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +28,14 @@ from fastmcp.exceptions import ValidationError as FastMCPValidationError  # type
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext  # type: ignore[import-not-found,unused-ignore]
 from fastmcp.tools.base import ToolResult  # type: ignore[import-not-found,unused-ignore]
 from toolerr import DetectionRecord, Policy, ToolErrorLayer
-from toolerr.adapters import acall_with_retries, fail_open, failure_as, guard_call
+from toolerr.adapters import (
+    ToolSafety,
+    acall_with_retries,
+    fail_open,
+    failure_as,
+    guard_call,
+    safety_from_annotations,
+)
 
 from ._recovery import FORMS, META_KEY
 
@@ -105,6 +114,12 @@ class ToolErrorServerMiddleware(Middleware):  # type: ignore[misc,unused-ignore]
     unauthenticated 2026-07-28 HTTP request is its own scope (nothing ties it to the
     next). One middleware may serve several servers: scopes are kept per server.
 
+    A tool's retry safety comes from its annotations (``readOnlyHint``, ``idempotentHint``,
+    ``destructiveHint``), read at its first call on each server: a read timeout of a tool
+    annotated read-only or idempotent is a temporary failure that may be retried (and
+    ``auto_retry`` re-runs it). The ``tool_safety`` you give wins; a name that two servers
+    annotate differently gets none.
+
     Args:
         policy: A :class:`toolerr.Policy` (default: form ``c1``, loop action ``note``).
         on_record: Called with each failure's :class:`toolerr.DetectionRecord`.
@@ -139,6 +154,13 @@ class ToolErrorServerMiddleware(Middleware):  # type: ignore[misc,unused-ignore]
             )
         self._layer = ToolErrorLayer(base, on_record=on_record)
         self._ids = itertools.count(1)
+        # retry safety from tool annotations: the policy as given (its tool_safety wins),
+        # the safeties each tool name was annotated with on the servers seen (None: none),
+        # and the names looked up per server
+        self._given = base
+        self._annotated: dict[str, set[ToolSafety | None]] = {}
+        self._looked_up: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
+        self._safety_lock = threading.Lock()
 
     @property
     def policy(self) -> Policy:
@@ -173,6 +195,7 @@ class ToolErrorServerMiddleware(Middleware):  # type: ignore[misc,unused-ignore]
         arguments = context.message.arguments
         args: dict[str, Any] = dict(arguments) if isinstance(arguments, Mapping) else {}
         call_id = f"toolerr-fastmcp-{next(self._ids)}"  # client ids are not unique: the layer's own
+        await self._learn_safety(context, name, layer)
         run = self._run_of(context)
         blocked = guard_call(layer, name, args, call_id, run=run)  # ToolLoopError (stop) propagates
         if blocked is not None:
@@ -223,6 +246,41 @@ class ToolErrorServerMiddleware(Middleware):  # type: ignore[misc,unused-ignore]
                 content=[_text_block(delivery.text)], is_error=True, meta={META_KEY: delivery.to_dict()}
             )
         return None
+
+    async def _learn_safety(self, context: MiddlewareContext[Any], name: str, layer: ToolErrorLayer) -> None:
+        """The called tool's retry safety from its annotations, read at its first call on
+        its server and merged into the policy (the given ``tool_safety`` wins; a name two
+        servers annotate differently gets none). Fails open (safety unchanged)."""
+        if name in self._given.tool_safety:
+            return
+        with fail_open("reading the tool's annotations", "retry safety unchanged"):
+            ctx = context.fastmcp_context
+            server = getattr(ctx, "fastmcp", None) if ctx is not None else None
+            if server is None:
+                return
+            with self._safety_lock:
+                names = self._looked_up.setdefault(server, set())
+                if name in names:
+                    return
+                names.add(name)
+            tool = await server.get_tool(name)
+            if tool is None:  # unknown (or hidden) here: FastMCP answers the call
+                return
+            safety = safety_from_annotations(getattr(tool, "annotations", None))
+            with self._safety_lock:
+                seen = self._annotated.setdefault(name, set())
+                if safety in seen:
+                    return
+                seen.add(safety)
+                declared: dict[str, ToolSafety] = {}
+                for tool_name, kinds in self._annotated.items():
+                    only = next(iter(kinds)) if len(kinds) == 1 else None
+                    if only is not None:
+                        declared[tool_name] = only
+                policy = self._given.with_tool_safety(declared)
+                # the call's layer, and the current one (reset() may have replaced it)
+                layer.policy = policy
+                self._layer.policy = policy
 
     def _run_of(self, context: MiddlewareContext[Any]) -> object:
         """The run scope of a call: FastMCP's session scope for its client, per server."""
