@@ -41,6 +41,7 @@ _KNOWN_EXCEPTION = re.compile(r"(?P<name>(?:[A-Za-z_]\w{0,80}\.){0,8}[A-Za-z_]\w
 _JSON_ERROR_PREFIX = re.compile(r"\{\s*\"error\"\s*:\s*(?:\{|\[\s*[^\]\s]|true\b|\"\s*[^\"\s])")
 _JSON_MCP_FLAG = re.compile(r"\"(?:isError|is_error)\"\s*:\s*true\b")
 _PROBE_CHARS = 65_536
+_JSON_SPACE = " \t\n\r"  # the whitespace JSON allows around a value
 _TRUE_WORDS = frozenset({"true", "1", "yes", "error", "failed", "failure"})
 _FALSE_WORDS = frozenset({"false", "0", "no", "", "none", "null", "ok", "success"})
 
@@ -345,6 +346,8 @@ def _nonzero(code: str | None) -> bool:
 def _parse_json_object(text: str, lead: int) -> Mapping[str, Any] | None:
     if len(text) > R.MAX_JSON_CHARS:
         return None
+    if not text.rstrip(_JSON_SPACE).endswith("}"):
+        return None  # not one object (``json.loads`` would raise): spares building its error
     # The keys that matter sit at the top level, usually near the start (``error``) or the end
     # (``isError`` after the content): long texts are probed there before being parsed.
     probe = text if len(text) <= 4 * _PROBE_CHARS else text[:_PROBE_CHARS] + text[-_PROBE_CHARS:]
