@@ -601,17 +601,15 @@ def _verdict(
         assert hit is not None
         fam = hit.family
         rule = hit.rule
-    retry_after = _retry_after(facts, ev)
-    return Verdict(
-        failed=True,
-        kind=kind,
-        rule=rule,
-        detection=det.detection,
-        outcome=outcome,
-        family=fam,
-        retry_after=retry_after,
-        status=_status(facts, ev),
-    )
+    # A text's verdict is built from strings and numbers only: one shared object per distinct
+    # verdict (an exception's may carry its class's own name: a new one every time).
+    make = Verdict if facts is not None else _shared_verdict
+    return make(True, kind, rule, det.detection, outcome, fam, _retry_after(facts, ev), _status(facts, ev))
+
+
+# Verdicts are frozen and few distinct ones occur: reusing them spares the dataclass's
+# ``__init__``, most of the cost of a verdict. ``typed``: 1 and 1.0 stay apart.
+_shared_verdict = lru_cache(maxsize=1024, typed=True)(Verdict)
 
 
 def _retry_after(facts: ExceptionFacts | None, ev: _Evidence) -> float | None:
