@@ -237,7 +237,10 @@ def _analyse_text(det: Detection, text: str, *, allow_json: bool) -> None:
 
     client = det.client
     # Shell outputs of coding agents: only the exit code and the agent's error line decide.
+    first = window[0]
     for shell in _SHELLS_BY_CLIENT[client]:
+        if shell.first is not None and first != shell.first:
+            continue  # the format's first character (checked again in _match_shell)
         result = _match_shell(shell, text, lead, window)
         if result is None:
             continue
@@ -250,7 +253,10 @@ def _analyse_text(det: Detection, text: str, *, allow_json: bool) -> None:
         return
 
     by_char, anywhere = _TEMPLATES[client]
-    for compiled in (*by_char.get(window[0], ()), *anywhere):
+    candidates = by_char.get(first, ())
+    if anywhere:
+        candidates = (*candidates, *anywhere)
+    for compiled in candidates:
         tpl = compiled.template
         if not window.startswith(compiled.prefix):
             continue
