@@ -757,6 +757,8 @@ _PARSE_POSITION = re.compile(
     r"|(?:unexpected|premature) end of (?:the )?(?:document|input|string|data|template|expression|stream))"
     r"|\n[ \t]*\^[ \t]*(?:\n|$)"  # one caret: Python's own traces underline with runs
 )
+# One of these is in every match of _PARSE_POSITION: a quicker search that rules most texts out.
+_PARSE_POSITION_HINT = re.compile(r"ine|at |\(char |end of|\^")
 # JSON that is not JSON from its first character: an error page or an empty body as often as
 # a wrong argument (``response.json()`` on HTML), so this one position decides nothing.
 _NOT_JSON_AT_ALL = "Expecting value: line 1 column 1 (char 0)"
@@ -785,8 +787,8 @@ def _value_prior(det: Detection, facts: ExceptionFacts | None, ev: _Evidence) ->
             # a Python trace: the exception raised is the last one, not one handled on the way
             value_class = ev.exception_name in _TEXT_VALUE_CLASSES
         else:
-            value_class = _TEXT_CLASS.search(view) is not None
-    position = any(_PARSE_POSITION.search(t) for t in texts)
+            value_class = _TEXT_CLASS_NAME.search(view) is not None and _TEXT_CLASS.search(view) is not None
+    position = any(_PARSE_POSITION_HINT.search(t) and _PARSE_POSITION.search(t) for t in texts)
     if any(_NOT_JSON_AT_ALL in t or "codec can't" in t for t in texts):
         return None  # not JSON from the first character; bytes in the wrong encoding (a file's)
     if not (value_class or position):
@@ -802,6 +804,7 @@ _TEXT_CLASS = re.compile(
     r"(?:^|[\s:(])(?:[A-Za-z_][\w.]{0,80}\.)?(?:" + "|".join(sorted(_TEXT_VALUE_CLASSES)) + r")(?=[:(]|$)",
     re.MULTILINE,
 )
+_TEXT_CLASS_NAME = re.compile("|".join(sorted(_TEXT_VALUE_CLASSES)))  # in every match of _TEXT_CLASS
 
 
 _NAME_TOKEN = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
