@@ -650,7 +650,7 @@ def _classify_group(det: Detection, members: tuple[BaseException, ...], depth: i
 
 
 def _classify(det: Detection, exception: BaseException | None, depth: int = 0) -> Verdict:
-    members = _group_members(exception) if depth < 3 else ()
+    members = _group_members(exception) if exception is not None and depth < 3 else ()
     if members:
         grouped = _classify_group(det, members, depth)
         if grouped is not None:
