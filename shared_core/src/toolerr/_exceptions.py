@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno as _errno
 import json
 import logging
+import math
 import select
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -125,7 +126,7 @@ def parse_retry_after(value: Any, scale: float = 1.0) -> float | None:
                 return None
     else:
         return None
-    if seconds != seconds or seconds in (float("inf"), float("-inf")):
+    if not math.isfinite(seconds):
         return None
     return max(0.0, seconds)
 
