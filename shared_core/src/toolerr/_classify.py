@@ -291,7 +291,7 @@ _EXCEPTION_SUFFIXES = ("Error", "Exception", "Timeout", "Failure", "Expired", "D
 
 
 def _exception_name(ev: _Evidence, name: str, *, last: bool) -> None:
-    rule = lookup_name(name)
+    rule = _lookup_name(name)
     if rule is None:
         short = name.rpartition(".")[2]
         if last and ev.exception_name is None and short.endswith(_EXCEPTION_SUFFIXES):
@@ -304,9 +304,18 @@ def _exception_name(ev: _Evidence, name: str, *, last: bool) -> None:
         if rule.outcome is not None:
             ev.outcomes.append(rule.outcome)
         return
-    ev.structure.append(_Hit(rule.kind, f"exception:{name}", rule.family, rule.outcome))
+    ev.structure.append(_exception_hit(name, rule))
     if rule.outcome is not None:
         ev.outcomes.append(rule.outcome)
+
+
+# The same names come back in text after text (``TypeError``, ``httpx.ReadTimeout``).
+_lookup_name = lru_cache(maxsize=4096)(lookup_name)
+
+
+@lru_cache(maxsize=4096)
+def _exception_hit(name: str, rule: R.ExceptionRule) -> _Hit:
+    return _Hit(rule.kind, f"exception:{name}", rule.family, rule.outcome)
 
 
 _ECHOES = tuple((key, re.compile(pattern)) for key, pattern in R.ECHO_PATTERNS)
