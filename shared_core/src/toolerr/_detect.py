@@ -24,6 +24,7 @@ from ._exception_names import lookup_name
 from ._failopen import log_swallowed
 from ._scanner import first_chars as _first_chars  # noqa: F401 - importable from here too
 from ._templates import SHELLS_BY_CLIENT as _SHELLS_BY_CLIENT
+from ._templates import TEMPLATE_PICKERS as _TEMPLATE_PICKERS
 from ._templates import TEMPLATES as _TEMPLATES
 from ._templates import CompiledShell as _CompiledShell
 from ._types import content_text, result_text
@@ -252,17 +253,12 @@ def _analyse_text(det: Detection, text: str, *, allow_json: bool) -> None:
             det.failed, det.detection = True, shell.fmt.id
         return
 
-    by_char, anywhere = _TEMPLATES[client]
-    candidates = by_char.get(first, ())
-    if anywhere:
-        candidates = (*candidates, *anywhere)
+    picker = _TEMPLATE_PICKERS[client].get(first)
+    candidates = _TEMPLATES[client][1] if picker is None else picker.candidates(window)
     for compiled in candidates:
-        tpl = compiled.template
         if not window.startswith(compiled.prefix):
             continue
-        m = compiled.regex.match(window)
-        if m is None:
-            continue
+        tpl = compiled.template
         end = len(window)
         if tpl.ends is not None:
             stripped = window.rstrip()
@@ -270,6 +266,9 @@ def _analyse_text(det: Detection, text: str, *, allow_json: bool) -> None:
                 continue
             end = len(stripped) - len(tpl.ends)
         if tpl.contains is not None and tpl.contains not in window:
+            continue
+        m = compiled.regex.match(window)  # last: the string tests above are cheaper
+        if m is None:
             continue
         det.template = tpl
         if tpl.error:

@@ -12,7 +12,14 @@ from . import _rules as R
 from ._scanner import first_chars as _first_chars
 from ._scanner import first_literal as _first_literal
 
-__all__ = ["SHELLS_BY_CLIENT", "TEMPLATES", "CompiledShell", "CompiledTemplate"]
+__all__ = [
+    "SHELLS_BY_CLIENT",
+    "TEMPLATES",
+    "TEMPLATE_PICKERS",
+    "CompiledShell",
+    "CompiledTemplate",
+    "TemplatePicker",
+]
 
 
 class CompiledTemplate:
@@ -110,6 +117,32 @@ for _client in _ALL_CLIENTS:
             for first in sorted(firsts):
                 by_char.setdefault(first, []).append(CompiledTemplate(_tpl, first))
     TEMPLATES[_client] = (by_char, anywhere)
+
+
+class TemplatePicker:
+    """The templates keyed by one first character, narrowed by their literal prefixes: one
+    match of the alternation of the prefixes (longest first) gives the longest prefix a text
+    starts with, and the candidates are the templates whose prefix begins it, in their
+    order, then the templates tried on every text."""
+
+    __slots__ = ("by_prefix", "prefixes", "rest")
+
+    def __init__(self, templates: list[CompiledTemplate], anywhere: list[CompiledTemplate]) -> None:
+        distinct = sorted({t.prefix for t in templates if t.prefix}, key=len, reverse=True)
+        self.prefixes = re.compile("|".join(re.escape(p) for p in distinct)) if distinct else None
+        self.by_prefix = {p: (*(t for t in templates if p.startswith(t.prefix)), *anywhere) for p in distinct}
+        self.rest = (*(t for t in templates if not t.prefix), *anywhere)
+
+    def candidates(self, window: str) -> tuple[CompiledTemplate, ...]:
+        m = self.prefixes.match(window) if self.prefixes is not None else None
+        return self.rest if m is None else self.by_prefix[m.group()]
+
+
+# client -> first character -> picker; a first character without one: ``anywhere`` alone
+TEMPLATE_PICKERS: dict[str, dict[str, TemplatePicker]] = {
+    client: {first: TemplatePicker(group, anywhere) for first, group in by_char.items()}
+    for client, (by_char, anywhere) in TEMPLATES.items()
+}
 
 
 class CompiledShell:
