@@ -123,15 +123,18 @@ class TemplatePicker:
     """The templates keyed by one first character, narrowed by their literal prefixes: one
     match of the alternation of the prefixes (longest first) gives the longest prefix a text
     starts with, and the candidates are the templates whose prefix begins it, in their
-    order, then the templates tried on every text."""
+    order, then the templates tried on every text. With fewer than two prefixes, all are
+    candidates (the match would cost more than it spares)."""
 
     __slots__ = ("by_prefix", "prefixes", "rest")
 
     def __init__(self, templates: list[CompiledTemplate], anywhere: list[CompiledTemplate]) -> None:
         distinct = sorted({t.prefix for t in templates if t.prefix}, key=len, reverse=True)
+        if len(distinct) < 2:
+            distinct = []
         self.prefixes = re.compile("|".join(re.escape(p) for p in distinct)) if distinct else None
         self.by_prefix = {p: (*(t for t in templates if p.startswith(t.prefix)), *anywhere) for p in distinct}
-        self.rest = (*(t for t in templates if not t.prefix), *anywhere)
+        self.rest = (*(t for t in templates if not t.prefix or not distinct), *anywhere)
 
     def candidates(self, window: str) -> tuple[CompiledTemplate, ...]:
         m = self.prefixes.match(window) if self.prefixes is not None else None
@@ -146,12 +149,13 @@ TEMPLATE_PICKERS: dict[str, dict[str, TemplatePicker]] = {
 
 
 class CompiledShell:
-    __slots__ = ("begins", "error_line", "exit", "first", "fmt")
+    __slots__ = ("begins", "error_line", "exit", "first", "fmt", "prefix")
 
     def __init__(self, fmt: R.ShellFormat) -> None:
         self.fmt = fmt
         self.begins = re.compile(fmt.begins, re.DOTALL) if fmt.begins else None
         self.first = _first_literal(fmt.begins) if fmt.begins else None
+        self.prefix = _literal_prefix(fmt.begins) if fmt.begins else ""  # a cheap pre-check
         self.exit = re.compile(fmt.exit)
         self.error_line = re.compile(fmt.error_line) if fmt.error_line else None
 
