@@ -240,8 +240,8 @@ def _analyse_text(det: Detection, text: str, *, allow_json: bool) -> None:
     # Shell outputs of coding agents: only the exit code and the agent's error line decide.
     first = window[0]
     for shell in _SHELLS_BY_CLIENT[client]:
-        if shell.first is not None and first != shell.first:
-            continue  # the format's first character (checked again in _match_shell)
+        if shell.first is not None and (first != shell.first or not window.startswith(shell.prefix)):
+            continue  # not the format's beginning (its regex is not tried)
         result = _match_shell(shell, text, lead, window)
         if result is None:
             continue
