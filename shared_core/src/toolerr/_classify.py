@@ -291,7 +291,7 @@ _EXCEPTION_SUFFIXES = ("Error", "Exception", "Timeout", "Failure", "Expired", "D
 
 
 def _exception_name(ev: _Evidence, name: str, *, last: bool) -> None:
-    rule = lookup_name(name)
+    rule = _lookup_name(name)
     if rule is None:
         short = name.rpartition(".")[2]
         if last and ev.exception_name is None and short.endswith(_EXCEPTION_SUFFIXES):
@@ -304,9 +304,18 @@ def _exception_name(ev: _Evidence, name: str, *, last: bool) -> None:
         if rule.outcome is not None:
             ev.outcomes.append(rule.outcome)
         return
-    ev.structure.append(_Hit(rule.kind, f"exception:{name}", rule.family, rule.outcome))
+    ev.structure.append(_exception_hit(name, rule))
     if rule.outcome is not None:
         ev.outcomes.append(rule.outcome)
+
+
+# The same names come back in text after text (``TypeError``, ``httpx.ReadTimeout``).
+_lookup_name = lru_cache(maxsize=4096)(lookup_name)
+
+
+@lru_cache(maxsize=4096)
+def _exception_hit(name: str, rule: R.ExceptionRule) -> _Hit:
+    return _Hit(rule.kind, f"exception:{name}", rule.family, rule.outcome)
 
 
 _ECHOES = tuple((key, re.compile(pattern)) for key, pattern in R.ECHO_PATTERNS)
@@ -601,17 +610,15 @@ def _verdict(
         assert hit is not None
         fam = hit.family
         rule = hit.rule
-    retry_after = _retry_after(facts, ev)
-    return Verdict(
-        failed=True,
-        kind=kind,
-        rule=rule,
-        detection=det.detection,
-        outcome=outcome,
-        family=fam,
-        retry_after=retry_after,
-        status=_status(facts, ev),
-    )
+    # A text's verdict is built from strings and numbers only: one shared object per distinct
+    # verdict (an exception's may carry its class's own name: a new one every time).
+    make = Verdict if facts is not None else _shared_verdict
+    return make(True, kind, rule, det.detection, outcome, fam, _retry_after(facts, ev), _status(facts, ev))
+
+
+# Verdicts are frozen and few distinct ones occur: reusing them spares the dataclass's
+# ``__init__``, most of the cost of a verdict. ``typed``: 1 and 1.0 stay apart.
+_shared_verdict = lru_cache(maxsize=1024, typed=True)(Verdict)
 
 
 def _retry_after(facts: ExceptionFacts | None, ev: _Evidence) -> float | None:
@@ -652,7 +659,7 @@ def _classify_group(det: Detection, members: tuple[BaseException, ...], depth: i
 
 
 def _classify(det: Detection, exception: BaseException | None, depth: int = 0) -> Verdict:
-    members = _group_members(exception) if depth < 3 else ()
+    members = _group_members(exception) if exception is not None and depth < 3 else ()
     if members:
         grouped = _classify_group(det, members, depth)
         if grouped is not None:
@@ -759,6 +766,8 @@ _PARSE_POSITION = re.compile(
     r"|(?:unexpected|premature) end of (?:the )?(?:document|input|string|data|template|expression|stream))"
     r"|\n[ \t]*\^[ \t]*(?:\n|$)"  # one caret: Python's own traces underline with runs
 )
+# One of these is in every match of _PARSE_POSITION: a quicker search that rules most texts out.
+_PARSE_POSITION_HINT = re.compile(r"ine|at |\(char |end of|\^")
 # JSON that is not JSON from its first character: an error page or an empty body as often as
 # a wrong argument (``response.json()`` on HTML), so this one position decides nothing.
 _NOT_JSON_AT_ALL = "Expecting value: line 1 column 1 (char 0)"
@@ -787,8 +796,8 @@ def _value_prior(det: Detection, facts: ExceptionFacts | None, ev: _Evidence) ->
             # a Python trace: the exception raised is the last one, not one handled on the way
             value_class = ev.exception_name in _TEXT_VALUE_CLASSES
         else:
-            value_class = _TEXT_CLASS.search(view) is not None
-    position = any(_PARSE_POSITION.search(t) for t in texts)
+            value_class = _TEXT_CLASS_NAME.search(view) is not None and _TEXT_CLASS.search(view) is not None
+    position = any(_PARSE_POSITION_HINT.search(t) and _PARSE_POSITION.search(t) for t in texts)
     if any(_NOT_JSON_AT_ALL in t or "codec can't" in t for t in texts):
         return None  # not JSON from the first character; bytes in the wrong encoding (a file's)
     if not (value_class or position):
@@ -804,6 +813,7 @@ _TEXT_CLASS = re.compile(
     r"(?:^|[\s:(])(?:[A-Za-z_][\w.]{0,80}\.)?(?:" + "|".join(sorted(_TEXT_VALUE_CLASSES)) + r")(?=[:(]|$)",
     re.MULTILINE,
 )
+_TEXT_CLASS_NAME = re.compile("|".join(sorted(_TEXT_VALUE_CLASSES)))  # in every match of _TEXT_CLASS
 
 
 _NAME_TOKEN = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")

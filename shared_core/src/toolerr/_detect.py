@@ -24,6 +24,7 @@ from ._exception_names import lookup_name
 from ._failopen import log_swallowed
 from ._scanner import first_chars as _first_chars  # noqa: F401 - importable from here too
 from ._templates import SHELLS_BY_CLIENT as _SHELLS_BY_CLIENT
+from ._templates import TEMPLATE_PICKERS as _TEMPLATE_PICKERS
 from ._templates import TEMPLATES as _TEMPLATES
 from ._templates import CompiledShell as _CompiledShell
 from ._types import content_text, result_text
@@ -41,6 +42,7 @@ _KNOWN_EXCEPTION = re.compile(r"(?P<name>(?:[A-Za-z_]\w{0,80}\.){0,8}[A-Za-z_]\w
 _JSON_ERROR_PREFIX = re.compile(r"\{\s*\"error\"\s*:\s*(?:\{|\[\s*[^\]\s]|true\b|\"\s*[^\"\s])")
 _JSON_MCP_FLAG = re.compile(r"\"(?:isError|is_error)\"\s*:\s*true\b")
 _PROBE_CHARS = 65_536
+_JSON_SPACE = " \t\n\r"  # the whitespace JSON allows around a value
 _TRUE_WORDS = frozenset({"true", "1", "yes", "error", "failed", "failure"})
 _FALSE_WORDS = frozenset({"false", "0", "no", "", "none", "null", "ok", "success"})
 
@@ -236,7 +238,10 @@ def _analyse_text(det: Detection, text: str, *, allow_json: bool) -> None:
 
     client = det.client
     # Shell outputs of coding agents: only the exit code and the agent's error line decide.
+    first = window[0]
     for shell in _SHELLS_BY_CLIENT[client]:
+        if shell.first is not None and (first != shell.first or not window.startswith(shell.prefix)):
+            continue  # not the format's beginning (its regex is not tried)
         result = _match_shell(shell, text, lead, window)
         if result is None:
             continue
@@ -248,14 +253,12 @@ def _analyse_text(det: Detection, text: str, *, allow_json: bool) -> None:
             det.failed, det.detection = True, shell.fmt.id
         return
 
-    by_char, anywhere = _TEMPLATES[client]
-    for compiled in (*by_char.get(window[0], ()), *anywhere):
-        tpl = compiled.template
+    picker = _TEMPLATE_PICKERS[client].get(first)
+    candidates = _TEMPLATES[client][1] if picker is None else picker.candidates(window)
+    for compiled in candidates:
         if not window.startswith(compiled.prefix):
             continue
-        m = compiled.regex.match(window)
-        if m is None:
-            continue
+        tpl = compiled.template
         end = len(window)
         if tpl.ends is not None:
             stripped = window.rstrip()
@@ -263,6 +266,9 @@ def _analyse_text(det: Detection, text: str, *, allow_json: bool) -> None:
                 continue
             end = len(stripped) - len(tpl.ends)
         if tpl.contains is not None and tpl.contains not in window:
+            continue
+        m = compiled.regex.match(window)  # last: the string tests above are cheaper
+        if m is None:
             continue
         det.template = tpl
         if tpl.error:
@@ -345,6 +351,8 @@ def _nonzero(code: str | None) -> bool:
 def _parse_json_object(text: str, lead: int) -> Mapping[str, Any] | None:
     if len(text) > R.MAX_JSON_CHARS:
         return None
+    if not text.rstrip(_JSON_SPACE).endswith("}"):
+        return None  # not one object (``json.loads`` would raise): spares building its error
     # The keys that matter sit at the top level, usually near the start (``error``) or the end
     # (``isError`` after the content): long texts are probed there before being parsed.
     probe = text if len(text) <= 4 * _PROBE_CHARS else text[:_PROBE_CHARS] + text[-_PROBE_CHARS:]

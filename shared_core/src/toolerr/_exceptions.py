@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno as _errno
 import json
 import logging
+import math
 import re
 import select
 from collections.abc import Mapping
@@ -126,7 +127,7 @@ def parse_retry_after(value: Any, scale: float = 1.0) -> float | None:
                 return None
     else:
         return None
-    if seconds != seconds or seconds in (float("inf"), float("-inf")):
+    if not math.isfinite(seconds):
         return None
     return max(0.0, seconds)
 
@@ -176,7 +177,7 @@ def parse_reset(value: Any, form: str) -> float | None:
                 seconds -= time.time()
     except (ValueError, OverflowError):
         return None
-    if seconds != seconds or seconds in (float("inf"), float("-inf")):
+    if not math.isfinite(seconds):
         return None
     return max(0.0, seconds)
 

@@ -191,13 +191,23 @@ class Scanner:
         # Most frequent anchors first.
         anchors = sorted(by_anchor, key=lambda ch: (-freq(ch), ch))
         self.regex = re.compile("|".join(f"{re.escape(ch)}{trie_pattern(by_anchor[ch])}" for ch in anchors))
-        # For each matched text (anchor and rest): every entry that may start before it.
-        self.at: dict[str, tuple[Entry, ...]] = {}
+        # For each matched text (anchor and rest), then for the character before it: every
+        # entry that may start before it (longest first). Key None: the entries that start at
+        # their anchor, the only ones possible at the start of a text or after a character
+        # that no entry has before its anchor.
+        self.at: dict[str, dict[str | None, tuple[Entry, ...]]] = {}
         for ch, group in by_anchor.items():
             for rest in {e.text[e.anchor + 1 :] for e in group}:
                 cands = [e for e in group if rest.startswith(e.text[e.anchor + 1 :])]
                 cands.sort(key=lambda e: -len(e.text))
-                self.at[ch + rest] = tuple(cands)
+                by_before: dict[str | None, tuple[Entry, ...]] = {
+                    None: tuple(e for e in cands if e.anchor == 0)
+                }
+                for before in {e.text[e.anchor - 1] for e in cands if e.anchor > 0}:
+                    by_before[before] = tuple(
+                        e for e in cands if e.anchor == 0 or e.text[e.anchor - 1] == before
+                    )
+                self.at[ch + rest] = by_before
 
     def hits(self, text: str) -> list[tuple[int, Entry]]:
         """(start of the entry's text, entry) for every entry found in ``text``."""
@@ -205,7 +215,11 @@ class Scanner:
         at = self.at
         for m in self.regex.finditer(text):
             pos = m.start()
-            for entry in at.get(m.group(), ()):
+            by_before = at.get(m.group())
+            if by_before is None:
+                continue
+            cands = by_before.get(text[pos - 1]) if pos else None
+            for entry in by_before[None] if cands is None else cands:
                 start = pos - entry.anchor
                 if start >= 0 and text.startswith(entry.text, start):
                     found.append((start, entry))
