@@ -33,6 +33,24 @@ def wait_port(port: int, timeout: float = 10.0) -> None:
             time.sleep(0.05)
 
 
+def once_served(
+    attempt: Callable[[], Any],
+    full: type[BaseException] | tuple[type[BaseException], ...],
+    timeout: float = 10.0,
+) -> Any:
+    """``attempt()``'s value once a server that was at its connection limit has seen the
+    client's connections close (a server counts a closed connection until it notices: on a
+    slow machine it still refuses the next one for a while), retrying on ``full``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return attempt()
+        except full:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
 @contextmanager
 def process(args: list[str], port: int, **kwargs: Any) -> Iterator[subprocess.Popen[bytes]]:
     """A server process listening on ``port``, stopped (and reaped) on exit."""

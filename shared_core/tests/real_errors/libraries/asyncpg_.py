@@ -293,6 +293,12 @@ async def _cases(ctx: Any, port: int, out: list[Case]) -> None:
     case("too-many-clients", "server connection slots exhausted (53300)", T, NE, exc)
     for c in held:
         await c.close()
+    for _ in range(100):  # until the server has seen them close (a slot is free again)
+        try:
+            await (await connect()).close()
+            break
+        except asyncpg.TooManyConnectionsError:
+            await asyncio.sleep(0.1)
     # authentication and connection
     case(
         "no-database",

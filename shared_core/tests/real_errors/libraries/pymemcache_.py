@@ -32,7 +32,7 @@ from typing import Any
 
 from generate import Case
 
-from ._common import NE, UO, A, F, T, U, catch, free_port, process
+from ._common import NE, UO, A, F, T, U, catch, free_port, once_served, process
 
 LIBRARY = "pymemcache"
 REQUIRES = ["pymemcache>=4,<5"]
@@ -67,7 +67,7 @@ def cases(ctx: Any) -> Iterator[Case]:
     from pymemcache import serde
     from pymemcache.client.base import PooledClient
     from pymemcache.client.hash import HashClient
-    from pymemcache.exceptions import MemcacheError
+    from pymemcache.exceptions import MemcacheError, MemcacheUnknownCommandError
 
     def case(cid: str, cause: str, kind: str, outcome: str | None, exc: BaseException) -> Case:
         return Case(f"memcache-{cid}", LIBRARY, cause, kind, outcome, exc, "cache")
@@ -158,7 +158,7 @@ def cases(ctx: Any) -> Iterator[Case]:
         # a connection the server closed while idle (-o idle_timeout), opened once the
         # server has seen the held connections close (on a slow machine it answers
         # "ERROR Too many open connections" for a while after the client closed them)
-        idle = _served(lambda: _client(port), lambda c: c.get("name"))
+        idle = once_served(lambda: _used(_client(port)), MemcacheUnknownCommandError)
         probe = socket.create_connection(("127.0.0.1", port))
         probe.settimeout(8)
         assert probe.recv(1) == b""  # the server closed the idle probe (and idle, opened first)
@@ -263,22 +263,15 @@ def cases(ctx: Any) -> Iterator[Case]:
     yield case("not-memcached", "configured address is an HTTP server, not memcached", U, None, exc)
 
 
-def _served(make: Any, use: Any, seconds: float = 10.0) -> Any:
-    """A client on which ``use`` succeeded, retried while the server is still at its
-    connection limit (pymemcache reads memcached's bare ``ERROR`` as an unknown command)."""
-    from pymemcache.exceptions import MemcacheUnknownCommandError
-
-    deadline = time.monotonic() + seconds
-    while True:
-        client = make()
-        try:
-            use(client)
-            return client
-        except MemcacheUnknownCommandError:
-            client.close()
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.1)
+def _used(client: Any) -> Any:
+    """``client`` after one read (it raises ``ERROR``, an unknown command to pymemcache, while
+    the server is still at its connection limit), closed if that failed."""
+    try:
+        client.get("name")
+    except Exception:
+        client.close()
+        raise
+    return client
 
 
 def _client_host(host: str) -> Any:

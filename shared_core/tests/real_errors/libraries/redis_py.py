@@ -15,7 +15,7 @@ from typing import Any
 
 from generate import Case
 
-from ._common import NE, UO, A, F, T, U, catch, free_port, process
+from ._common import NE, UO, A, F, T, U, catch, free_port, once_served, process
 
 LIBRARY = "redis"
 REQUIRES = ["redis>=5,<7"]
@@ -221,7 +221,13 @@ def cases(ctx: Any) -> Iterator[Case]:
         yield case("maxclients", "max number of clients reached", T, NE, exc)
         for c in held:
             c.close()
-        r = _client(port)
+
+        def pinged() -> Any:
+            client = _client(port)
+            client.ping()
+            return client
+
+        r = once_served(pinged, redis.ConnectionError)
         r.config_set("min-replicas-to-write", "1")
         yield case("noreplicas", "not enough replicas to write", T, NE, catch(lambda: r.set("a", "1")))
         r.config_set("min-replicas-to-write", "0")

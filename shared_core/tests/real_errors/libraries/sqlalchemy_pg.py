@@ -17,7 +17,7 @@ from typing import Any
 import generate
 from generate import Case
 
-from ._common import NE, UO, A, F, T, U, catch
+from ._common import NE, UO, A, F, T, U, catch, once_served
 
 LIBRARY = "sqlalchemy"
 REQUIRES = ["SQLAlchemy>=2.1,<2.2", "psycopg[binary]>=3.1,<4"]
@@ -219,6 +219,7 @@ def _cases(ctx: Any, url: str) -> Iterator[Case]:
     yield case("too-many-clients", "server connection slots exhausted (53300)", T, NE, exc)
     for c in held:
         c.close()
+    once_served(lambda: engine.connect().close(), sa.exc.OperationalError)  # the slots are free again
     with engine.connect() as conn:
         conn.exec_driver_sql("SET idle_in_transaction_session_timeout = '100ms'")
         conn.exec_driver_sql("SELECT 1")
