@@ -11,8 +11,9 @@ import urllib.error
 from collections.abc import Awaitable, Callable
 
 import pytest
-from toolerr import ToolErrorLayer
+from toolerr import ToolErrorLayer, Verdict
 from toolerr.adapters import (
+    ResultFailure,
     acall_with_result_retries,
     hidden_retries_of,
 )
@@ -92,3 +93,23 @@ def test_what_the_call_raises_itself_leaves_unretried() -> None:
     with pytest.raises(urllib.error.HTTPError):
         run(ToolErrorLayer(auto_retry=3), call)
     assert attempts == [1]
+
+
+def test_a_failed_result_without_an_exception_is_rerun_by_its_verdict(no_sleeping: list[float]) -> None:
+    """A result the adapter classified (an MCP ``isError`` result): its verdict decides as it
+    stands, the text is not classified again; the hidden retries are kept with the last one."""
+    turned_away = Verdict(
+        failed=True, kind="transient", rule="http:503", outcome="not_executed", retry_after=2.0
+    )
+    unknown = dataclasses.replace(turned_away, rule="words:transient:timed out", outcome="unknown_outcome")
+    denied = Verdict(failed=True, kind="unrecoverable", rule="http:403")
+    for verdict, runs, waits in ((turned_away, 3, [2.0, 2.0]), (unknown, 1, []), (denied, 1, [])):
+        failures = [ResultFailure(verdict) for _ in range(3)]
+        no_sleeping.clear()
+        call, given = invoker(*(Result("ok, no error words", failure) for failure in failures))
+        assert run(ToolErrorLayer(auto_retry=2), call) is given[-1]
+        assert (len(given), no_sleeping) == (runs, waits)
+        assert hidden_retries_of(failures[runs - 1]) == runs - 1
+    call, given = invoker(Result("", ResultFailure(unknown)), Result("paid"))
+    assert run(ToolErrorLayer(auto_retry=2, tool_safety={"pay": "idempotent"}), call) == Result("paid")
+    assert len(given) == 2

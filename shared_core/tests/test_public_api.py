@@ -161,6 +161,7 @@ KIT_NAMES = [
     "tool_raised",
     "without_chat_calls",
     "acall_with_result_retries",
+    "ResultFailure",
     "input_text_parts",
 ]
 

@@ -4,7 +4,8 @@ Tools: ``bytes`` (a result whose text is not UTF-8), ``noise`` (a line that is n
 then the result), ``invalid`` (a result that is not a CallToolResult), ``schema`` (structured
 content that does not match the tool's output schema) ``extended`` (a failure with
 fields of its own) and ``surrogate`` (a failure whose text holds a lone surrogate) and ``ask`` (an input-required
-answer of the multi-round-trip protocol).
+answer of the multi-round-trip protocol) and ``flaky`` (a 503 twice, then a success
+with a field of its own).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import sys
 
 TOOLS: list[dict[str, object]] = [
     {"name": name, "inputSchema": {"type": "object"}}
-    for name in ("bytes", "noise", "invalid", "extended", "surrogate", "ask")
+    for name in ("bytes", "noise", "invalid", "extended", "surrogate", "ask", "flaky")
 ]
 EXTENDED = {
     "content": [{"type": "text", "text": "Error: 503 Service Unavailable", "x-vendor": "kept"}],
@@ -22,6 +23,8 @@ EXTENDED = {
     "x-trace": {"id": "abc"},
     "_meta": {"vendor": 1},
 }
+RECOVERED = {"content": [{"type": "text", "text": "sunny"}], "x-trace": {"id": "third"}}
+"""What ``flaky`` answers at its third call."""
 INPUT_REQUIRED = {
     "resultType": "input_required",
     "inputRequests": {
@@ -51,6 +54,7 @@ def write(data: bytes) -> None:
 
 
 def main() -> None:
+    flaky_calls = 0
     for line in sys.stdin.buffer:
         try:
             request = json.loads(line)
@@ -86,6 +90,10 @@ def main() -> None:
             elif name == "surrogate":  # json.dumps escapes it: "\\ud800"
                 text = {"type": "text", "text": "Error: 503 Service Unavailable \ud800"}
                 send(None, {"jsonrpc": "2.0", "id": rid, "result": {"content": [text], "isError": True}})
+            elif name == "flaky":  # 503 twice, then a success
+                flaky_calls += 1
+                answer = EXTENDED if flaky_calls <= 2 else RECOVERED
+                send(None, {"jsonrpc": "2.0", "id": rid, "result": answer})
             elif name == "ask":  # a multi-round-trip answer: input required, not a result yet
                 send(None, {"jsonrpc": "2.0", "id": rid, "result": INPUT_REQUIRED})
             elif name == "schema":

@@ -18,7 +18,7 @@ import pytest
 import toolerr
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
-from raw_server import EXTENDED, INPUT_REQUIRED
+from raw_server import EXTENDED, INPUT_REQUIRED, RECOVERED
 from toolerr_mcp import META_KEY
 from toolerr_mcp import _compat as compat
 
@@ -316,9 +316,10 @@ def test_a_long_upstream_command_keeps_its_arguments_in_the_messages() -> None:
     assert Upstream(short).display == f"{sys.executable} server.py"
 
 
-async def call_as_bytes(tool: str) -> dict[str, Any]:
+async def call_as_bytes(tool: str, **options: Any) -> dict[str, Any]:
     """The proxy (in this process, over the raw server) answering one ``tools/call``, as the
-    JSON its client reads (a client SDK would drop what it does not know)."""
+    JSON its client reads (a client SDK would drop what it does not know); ``options``: the
+    proxy's policy options."""
     import asyncio
 
     from toolerr_mcp import Proxy
@@ -340,7 +341,7 @@ async def call_as_bytes(tool: str) -> dict[str, Any]:
     for request in requests:
         lines.put_nowait(json.dumps(request).encode() + b"\n")
     with open(os.devnull, "w") as errlog:
-        proxy = Proxy([sys.executable, RAW_SERVER], errlog=errlog)
+        proxy = Proxy([sys.executable, RAW_SERVER], errlog=errlog, **options)
         with anyio.fail_after(30):
             await proxy.serve(lines.get, write)
     assert 2 in answers, "the call was never answered"
@@ -389,6 +390,29 @@ async def test_a_result_that_cannot_be_sent_annotated_passes_as_the_upstream_sen
         result = await call_as_bytes("extended")
     assert result == EXTENDED
     assert "could not send the annotated result of extended" in caplog.text
+
+
+async def test_a_failed_result_rerun_hidden_is_answered_with_the_last_attempt(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """auto_retry=2: the upstream's 503 results are sent again, hidden; the client gets the
+    third answer, the success, as the upstream sent it. With auto_retry=1 the second 503,
+    counting one hidden retry."""
+    waits: list[float] = []
+
+    async def asleep(seconds: float) -> None:
+        waits.append(seconds)
+
+    monkeypatch.setattr("toolerr._kit_retry._asleep", asleep)
+    assert await call_as_bytes("flaky", auto_retry=2) == RECOVERED
+    assert len(waits) == 2
+    failed = await call_as_bytes("flaky", auto_retry=1)
+    assert failed["content"][0] == EXTENDED["content"][0] and failed["x-trace"] == EXTENDED["x-trace"]
+    assert (failed["_meta"][META_KEY]["kind"], failed["_meta"][META_KEY]["hidden_retries"]) == (
+        "transient",
+        1,
+    )
+    assert len(waits) == 3
 
 
 async def test_an_input_required_answer_passes_as_it_is() -> None:

@@ -49,7 +49,9 @@ async def acall_with_result_retries(
         layer: The adapter's layer for this call (its policy decides).
         name: The tool's name.
         call: Runs the tool once (the framework's invoker); what it raises leaves unchanged.
-        error_of: The tool's exception behind a result (``None``: it did not fail).
+        error_of: The tool's exception behind a result (``None``: it did not fail), or a
+            :class:`~toolerr.adapters.ResultFailure` of the verdict of a failed result that
+            has none (an MCP ``isError`` result).
 
     Returns:
         The first successful attempt's result, else the last attempt's; its exception

@@ -31,9 +31,11 @@ from ._loop import ToolLoopError
 
 if TYPE_CHECKING:
     from ._layer import ToolErrorLayer
+    from ._types import Verdict
 
 __all__ = [
     "BACKOFF_BASE",
+    "ResultFailure",
     "acall_with_retries",
     "call_with_retries",
     "hidden_retries_of",
@@ -58,6 +60,19 @@ _asleep: Callable[[float], Awaitable[Any]] = asyncio.sleep
 # exception class may compare equal by its message: two runs' errors are two entries)
 _HIDDEN: dict[int, tuple[weakref.ref[BaseException], int]] = {}
 _HIDDEN_LOCK = threading.Lock()
+
+
+class ResultFailure(Exception):
+    """A failed result told by its verdict, with no exception behind it (an MCP
+    ``CallToolResult`` with ``isError``: the server's text): what ``error_of`` gives
+    :func:`~toolerr.adapters.acall_with_result_retries` for it. The verdict the adapter
+    classified the result to decides the hidden retry as it stands (the result is classified
+    once); the hidden retries before it are kept with this object
+    (:func:`hidden_retries_of`), for the adapter to count them in that verdict."""
+
+    def __init__(self, verdict: Verdict) -> None:
+        super().__init__(f"toolerr: a failed tool result ({verdict.rule})")
+        self.verdict = verdict
 
 
 def hidden_retries_of(error: BaseException) -> int:
@@ -111,7 +126,8 @@ def retry_wait(layer: ToolErrorLayer, name: str, error: BaseException, retry: in
     policy = layer.policy
     if retry > policy.auto_retry or not isinstance(error, Exception):
         return None
-    verdict = layer.inspect_exception(error, tool=name)
+    given = error.verdict if isinstance(error, ResultFailure) else None  # classified once, by the adapter
+    verdict = given if given is not None else layer.inspect_exception(error, tool=name)
     if not verdict.failed or verdict.kind != "transient" or not policy.retry_safe(name, verdict):
         return None
     if verdict.retry_after is not None:

@@ -15,8 +15,9 @@ and verdict), ``guard_call`` (the loop check before a tool runs, ``Blocked``),
 (the layer per policy and declared tool safety); ``call_with_retries`` and
 ``acall_with_retries`` (``_kit_retry``: ``auto_retry``'s hidden retries where an adapter runs
 the tool; ``acall_with_result_retries``, ``_kit_caught``: where the framework turns the
-tool's exception into a result; ``remember_hidden_retries``, ``_kit_hidden``: counted where
-the framework made the failed result); ``same_objects`` and ``appended_text``
+tool's exception into a result, with ``ResultFailure`` for a failed result that has no
+exception, an MCP ``isError`` result; ``remember_hidden_retries``, ``_kit_hidden``:
+counted where the framework made the failed result); ``same_objects`` and ``appended_text``
 (``_kit_changes``: what a rewrite changed of a framework's own parts). ``docs/ARCHITECTURE.md`` maps each
 framework's hooks to them.
 
@@ -93,7 +94,7 @@ from ._kit_convert import (
     without_chat_calls,
 )
 from ._kit_hidden import remember_hidden_retries
-from ._kit_retry import acall_with_retries, call_with_retries, hidden_retries_of, tool_raised
+from ._kit_retry import ResultFailure, acall_with_retries, call_with_retries, hidden_retries_of, tool_raised
 from ._kit_trail import RunTrail
 from ._layer import records_of
 from ._ledger import RepeatReport
@@ -163,6 +164,7 @@ __all__ = [
     "PreparedVocabulary",
     "ProfileSpec",
     "RepeatReport",
+    "ResultFailure",
     "Role",
     "RunSnapshot",
     "RunTrail",

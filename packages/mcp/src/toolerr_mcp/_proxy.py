@@ -499,6 +499,7 @@ class Proxy:
         answered: list[tuple[Any, bytes, Any]] = []
 
         async def invoke() -> Any:
+            answered.clear()  # re-run hidden (auto_retry): the last attempt's answer is the one
             await self._ensure_started()  # UpstreamUnavailable / UpstreamNotReady
             waiter: asyncio.Future[tuple[Any, bytes]] = asyncio.get_running_loop().create_future()
             self._waiting[request_id] = waiter

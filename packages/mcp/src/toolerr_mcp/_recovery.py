@@ -23,6 +23,7 @@ interceptor).
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import logging
@@ -33,10 +34,12 @@ import anyio
 from pydantic import ValidationError
 from toolerr import DetectionRecord, Policy, ToolErrorLayer, Verdict
 from toolerr.adapters import (
-    acall_with_retries,
+    ResultFailure,
+    acall_with_result_retries,
     fail_open,
     failure_as,
     guard_call,
+    hidden_retries_of,
     safety_from_annotations,
     shown_failure,
 )
@@ -188,7 +191,10 @@ class CallRecovery:
             verdict = blocked.verdict
         else:
             try:
-                result = await acall_with_retries(layer, name, invoke)
+                if layer.policy.auto_retry:
+                    result, verdict = await self._with_retries(layer, name, invoke, call_id, run)
+                else:
+                    result = await invoke()
             except self._catch as exc:
                 with fail_open("turning a failed call into a result", "the error propagates") as turning:
                     exception = evidence(exc)
@@ -201,6 +207,35 @@ class CallRecovery:
         return await self._deliver(
             layer, name, args, call_id, result, exception, verdict, before_failure, run
         )
+
+    async def _with_retries(
+        self, layer: ToolErrorLayer, name: str, invoke: Invoke, call_id: str, run: object | None
+    ) -> tuple[Any, Verdict | None]:
+        """The call run as ``auto_retry`` allows (:func:`toolerr.adapters.acall_with_result_retries`):
+        a transient failure that was not executed, raised (a transport error) or returned (an
+        ``isError`` result: a server tool's upstream answered 503), is re-run hidden; one of
+        unknown outcome only for a tool declared read-only or idempotent. Each attempt's
+        failed result is classified once; the last one's verdict comes back with the hidden
+        retries before it, and what the last attempt raised is raised (with them kept)."""
+
+        async def attempt() -> _Attempt:
+            try:
+                result = await invoke()
+            except self._catch as exc:
+                error = evidence(exc)
+                return _Attempt(None, None, error, error)
+            verdict = _failed_verdict(layer, name, result, call_id, run)
+            return _Attempt(result, verdict, ResultFailure(verdict) if verdict is not None else None)
+
+        done = await acall_with_result_retries(layer, name, attempt, lambda tried: tried.error)
+        if done.raised is not None:
+            raise done.raised  # caught by call(): its hidden retries are kept with it
+        verdict = done.verdict
+        if verdict is not None and done.error is not None:
+            hidden = hidden_retries_of(done.error)
+            if hidden:
+                verdict = dataclasses.replace(verdict, hidden_retries=hidden)
+        return done.result, verdict
 
     async def _deliver(
         self,
@@ -216,11 +251,7 @@ class CallRecovery:
     ) -> Any:
         with fail_open("inspecting a tool result") as inspecting:
             flag = _compat.is_error(result)
-            content = neutral_content(result.content, resource_text=flag)
-            structured = _compat.structured_content(result)
-            if flag and structured is not None and not any(b["type"] == "text" for b in content):
-                # a failure told in structured content only: that is its error text
-                content.append({"type": "text", "text": json.dumps(structured, ensure_ascii=False)})
+            content = _result_content(result, bool(flag))
             if before_failure is not None:
                 if verdict is None:
                     verdict = layer.inspect_tool_result(
@@ -251,6 +282,44 @@ class CallRecovery:
                 result, append=append, failed=True if flagged else None, meta=meta, content=shown
             )
         return result
+
+
+@dataclasses.dataclass
+class _Attempt:
+    """One attempt of a call: its result and the verdict of a failed one, or what it raised."""
+
+    result: Any
+    verdict: Verdict | None
+    error: BaseException | None
+    """What decides a hidden retry: a :class:`toolerr.adapters.ResultFailure` of the
+    verdict, the exception raised (``None``: not failed)."""
+    raised: BaseException | None = None
+
+
+def _failed_verdict(
+    layer: ToolErrorLayer, name: str, result: Any, call_id: str, run: object | None
+) -> Verdict | None:
+    """The verdict of a ``CallToolResult`` the server flagged ``isError`` when it failed
+    (``None`` for anything else, or when toolerr cannot tell: not re-run)."""
+    if not isinstance(result, _compat.CallToolResult):
+        return None
+    with fail_open("classifying a failed tool result", "it is not re-run hidden"):
+        if not _compat.is_error(result):
+            return None
+        content = _result_content(result, True)
+        verdict = layer.inspect_tool_result(name, content, is_error=True, call_id=call_id, run=run)
+        return verdict if verdict.failed else None
+    return None
+
+
+def _result_content(result: Any, flag: bool) -> list[dict[str, Any]]:
+    """A result's content as neutral blocks; a failure told in structured content only has
+    it as its error text."""
+    content = neutral_content(result.content, resource_text=flag)
+    structured = _compat.structured_content(result)
+    if flag and structured is not None and not any(b["type"] == "text" for b in content):
+        content.append({"type": "text", "text": json.dumps(structured, ensure_ascii=False)})
+    return content
 
 
 async def _before_failure(before_failure: Callable[[], Awaitable[None]]) -> None:
