@@ -235,3 +235,19 @@ def test_bad_options_are_refused_at_construction(option: str, value: object) -> 
 def test_defaults() -> None:
     policy = Policy()
     assert (policy.auto_retry, policy.max_wait, policy.idempotency_guard) == (0, 30.0, True)
+
+
+@pytest.mark.parametrize(
+    "make", [lambda: ConnectionRefusedError(111, "Connection refused"), lambda: TimeoutError("timed out")]
+)
+def test_a_builtin_exception_keeps_its_hidden_retries(make: Callable[[], BaseException]) -> None:
+    """Built-in exceptions cannot be referred to weakly: their count is kept all the same
+    (a read timeout of a tool declared idempotent, a refused connection), in the verdict."""
+    layer = ToolErrorLayer(auto_retry=2, tool_safety={"pay": "idempotent"})
+    errors = [make() for _ in range(3)]
+    call, attempts = failing(*errors)
+    with pytest.raises(type(errors[0])) as raised:
+        call_with_retries(layer, "pay", call, sleep=lambda _: None)
+    assert len(attempts) == 3 and raised.value is errors[-1]
+    assert [hidden_retries_of(e) for e in errors] == [0, 0, 2]
+    assert layer.inspect_exception(raised.value, tool="pay").hidden_retries == 2

@@ -60,6 +60,8 @@ _asleep: Callable[[float], Awaitable[Any]] = asyncio.sleep
 # exception class may compare equal by its message: two runs' errors are two entries)
 _HIDDEN: dict[int, tuple[weakref.ref[BaseException], int]] = {}
 _HIDDEN_LOCK = threading.Lock()
+# where an exception that cannot be referred to weakly keeps them
+_HIDDEN_ATTRIBUTE = "_toolerr_hidden_retries"
 
 
 class ResultFailure(Exception):
@@ -86,7 +88,10 @@ def hidden_retries_of(error: BaseException) -> int:
     """
     with _HIDDEN_LOCK:
         kept = _HIDDEN.get(id(error))
-    return kept[1] if kept is not None and kept[0]() is error else 0
+    if kept is not None and kept[0]() is error:
+        return kept[1]
+    count = getattr(error, _HIDDEN_ATTRIBUTE, 0)  # a built-in exception's (no weak references)
+    return count if isinstance(count, int) and not isinstance(count, bool) else 0
 
 
 def _forget(key: int) -> Callable[[weakref.ref[BaseException]], None]:
@@ -102,8 +107,11 @@ def _keep_hidden(error: BaseException, count: int) -> None:
     key = id(error)
     try:
         ref = weakref.ref(error, _forget(key))
-    except TypeError:
-        log_swallowed("keeping the hidden retries of an exception", logging.DEBUG)
+    except TypeError:  # built-in exceptions (TimeoutError, ValueError ...): on the object itself
+        try:
+            setattr(error, _HIDDEN_ATTRIBUTE, count)
+        except (AttributeError, TypeError):
+            log_swallowed("keeping the hidden retries of an exception", logging.DEBUG)
         return
     with _HIDDEN_LOCK:
         _HIDDEN[key] = (ref, count)
