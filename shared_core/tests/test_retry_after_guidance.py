@@ -198,6 +198,7 @@ def test_reset_values_are_read_by_their_form(value: str, form: str, seconds: flo
     assert parse_reset(value, form) == seconds
 
 
+@pytest.mark.enable_socket  # the core suite runs with sockets disabled: this one serves 127.0.0.1
 def test_a_live_429_from_a_local_server_with_openai_headers() -> None:
     """urllib against a real 127.0.0.1 server answering as OpenAI does when the requests
     limit is used up (no Retry-After)."""
