@@ -721,3 +721,28 @@ def test_same_results_with_block_keep_the_next_call_from_running() -> None:
         if blocked:
             assert decision.reason == SAME_RESULT_NOTE.format(name="search", count=3)
             assert layer.blocked_result("s9", decision).startswith("Error: this call was not executed. ")
+
+
+@pytest.mark.parametrize("form", ["c2", "c4", "abstract"])
+def test_a_same_result_note_beside_a_removing_forms_note_is_written_once(form: str) -> None:
+    """Found by the fuzz test: a removing form's note went into the last user turn (a list
+    of blocks) and the same-result note became a user message of its own after it; a
+    second rewrite of that output put the note in the first turn too (two notes). The note
+    goes into a user turn as a block, once (C4 and abstract keep their own note turn), and
+    a second rewrite changes nothing."""
+    messages = [Message("system", "sys"), Message("user", "task")]
+    for step in range(3):
+        calls = (ToolCall(f"c{step}_0", "get_weather", {}), ToolCall(f"c{step}_1", "get_weather", {}))
+        messages += [
+            Message("assistant", "", tool_calls=calls),
+            Message("tool", "Error: 503 Service Unavailable", tool_call_id=f"c{step}_0"),
+            Message("tool", "", tool_call_id=f"c{step}_1"),
+        ]
+    messages.append(Message("user", [{"type": "text", "text": "ok"}]))
+    layer = ToolErrorLayer(form=form)
+    once = layer.rewrite(messages).messages
+    note = "Note from the tool runtime: " + SAME_RESULT_NOTE.format(name="get_weather", count=3)
+    assert sum(_notes([m]).count(note) for m in once) == 1
+    assert [m.role for m in once].count("user") == [m.role for m in messages].count("user") + (form != "c2")
+    assert layer.rewrite(once).messages == once
+    assert ToolErrorLayer(form=form).rewrite(once).messages == once

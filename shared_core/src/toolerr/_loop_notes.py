@@ -51,9 +51,15 @@ def with_loop_note(out: list[Message], given: int, assistant_index: int, text: s
     """A progress loop's note in the decision step's note turn (its own where there is none)."""
     if len(out) == given:  # the exchange kept (C1, C3): after its results
         return with_note(out, assistant_index, text)
+    from ._forms import append_text
+
     last = out[-1] if out else None  # a removing form put its notes in the last user turn
-    if last is not None and last.role == "user" and text in str(last.content):
-        return None
-    if last is not None and last.role == "user" and isinstance(last.content, str):
-        return [*out[:-1], dataclasses.replace(last, content=f"{last.content}\n\n{text}")]
+    if last is not None and last.role == "user":
+        if text in content_text(last.content):
+            return None
+        # its text or a text block more, as the form's own notes went (a second user
+        # message would be read as the user's next turn, and doubled by a second rewrite)
+        appended = append_text(last.content, text, "\n\n")
+        if appended is not None:
+            return [*out[:-1], dataclasses.replace(last, content=appended)]
     return [*out, Message(role="user", content=text)]
