@@ -23,7 +23,10 @@ conversation the other K - 1 conversations have all been served, as in a full ro
         [--ks 1 64 512 10000] [--sizes 100 1000] [--rounds 4] [--sample 128]
 
 Each configuration runs in a process of its own (``--one K N``), so that memory and caches
-start from nothing.
+start from nothing. Each also reports the interpreter's full collections (generation 2)
+during it, their median pause and the objects they walk; ``--gc-freeze`` (with ``--one``)
+moves what start-up made (LiteLLM's import) out of their reach first, as a long-running
+server may (``gc.freeze()``).
 """
 
 from __future__ import annotations
@@ -83,10 +86,24 @@ def rss() -> int:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
-def one(k: int, size: int, rounds: int, sample: int) -> dict[str, Any]:
+def one(k: int, size: int, rounds: int, sample: int, freeze: bool = False) -> dict[str, Any]:
     from toolerr_litellm import ToolErrorCallback
 
     handler = ToolErrorCallback()
+    if freeze:  # what a long-running server may do after start-up: LiteLLM's import left out of GC passes
+        gc.collect()
+        gc.freeze()
+    passes: list[float] = []
+    started_pass = [0.0]
+
+    def timed(phase: str, info: dict[str, Any]) -> None:
+        if info.get("generation") == 2:
+            if phase == "start":
+                started_pass[0] = time.perf_counter()
+            else:
+                passes.append(time.perf_counter() - started_pass[0])
+
+    gc.callbacks.append(timed)
     base = max((size - 2) // 2 - 1, 0)  # exchanges before the first request's last one
     sampled = sorted(set(range(0, k, max(k // sample, 1)))) if k > sample else list(range(k))
     order = sampled + [c for c in range(k) if c not in set(sampled)]
@@ -142,6 +159,11 @@ def one(k: int, size: int, rounds: int, sample: int) -> dict[str, Any]:
         "rss_per_conversation_kb": round(grown / k / 1024, 1),
         "layer_memory": stats() if callable(stats) else None,
         "warmup_s": round(warmup_s, 1),
+        "gc_frozen": freeze,
+        "gc_full_passes": len(passes),
+        "gc_full_pass_median_ms": round(statistics.median(passes) * 1000, 1) if passes else None,
+        "gc_tracked_objects": len(gc.get_objects()),
+        "gc_frozen_objects": gc.get_freeze_count(),
     }
 
 
@@ -152,11 +174,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=4, help="measured requests per conversation")
     parser.add_argument("--sample", type=int, default=128, help="conversations measured when K is larger")
     parser.add_argument("--one", type=int, nargs=2, metavar=("K", "MESSAGES"))
+    parser.add_argument("--gc-freeze", action="store_true", help="gc.freeze() after start-up (--one only)")
     args = parser.parse_args()
     if args.one is not None:
         k, size = args.one
         rounds = args.rounds if k > 1 else max(args.rounds, 60)
-        print(json.dumps(one(k, size, rounds, args.sample)), flush=True)
+        print(json.dumps(one(k, size, rounds, args.sample, args.gc_freeze)), flush=True)
         return
     import toolerr
 
