@@ -34,12 +34,14 @@ from ._policy import FormSpec, Policy, PolicyOptions
 from ._progress import Assessment, Progress, call_on_loop
 from ._quarantine import Quarantine, resolve_store
 from ._records import DetectionRecord, ResultDelivery, Rewrite, emit_records
-from ._replay import Checkpoint, replay_in_scope
+from ._replay import Checkpoint, Resume, replay_in_scope
 from ._runs import RunScopes, content_fingerprint
 from ._shared_state import SharedCheckpoints
 from ._types import NOT_FAILED, Message, Verdict
 
 if TYPE_CHECKING:
+    from ._wire_resume import ResumeStore
+
     if sys.version_info >= (3, 11):
         from typing import Unpack
     else:
@@ -98,6 +100,8 @@ class ToolErrorLayer:
         """Where the shared run scope (``run=None``) also keeps its replay checkpoints for
         other processes (a gateway run as several; see :class:`toolerr.adapters.SharedCheckpoints`)."""
         self._shared_tag: str | None = None
+        self._resume_store: ResumeStore | None = None
+        """The wire path's compact checkpoints by content (:mod:`toolerr._wire_resume`)."""
 
     @property
     def watches_progress(self) -> bool:
@@ -390,8 +394,15 @@ class ToolErrorLayer:
         for message in messages:
             if not isinstance(message, Message):
                 raise TypeError(f"messages must hold toolerr.Message objects, got {type(message).__name__}")
+        return self._guarded_rewrite(messages, run, None)
+
+    def _guarded_rewrite(
+        self, messages: Sequence[Message], run: object | None, resume: Resume | None
+    ) -> Rewrite:
+        """:meth:`rewrite` of checked messages; ``resume``: the wire path's replay base and
+        the hand-off of its next checkpoint (:class:`~toolerr._replay.Resume`)."""
         try:
-            return self._rewrite(messages, run)
+            return self._rewrite(messages, run, resume)
         except ToolLoopError as error:
             call_on_loop(self.policy, error)
             raise
@@ -423,7 +434,9 @@ class ToolErrorLayer:
             self.quarantined_any = True
         return out, changed
 
-    def _rewrite(self, messages: Sequence[Message], run: object | None) -> Rewrite:
+    def _rewrite(
+        self, messages: Sequence[Message], run: object | None, resume: Resume | None = None
+    ) -> Rewrite:
         shown, quarantined = self._quarantine(messages, run)
         step = find_decision_step(messages)
         if step is None:
@@ -447,7 +460,7 @@ class ToolErrorLayer:
             noted = with_note(shown, step.assistant_index, note_text(loop))
             return Rewrite(noted if noted is not None else shown, noted is not None or bool(quarantined))
         try:
-            ledger, reports = replay_in_scope(self, messages, run, assessment)
+            ledger, reports = replay_in_scope(self, messages, run, assessment, resume)
         except ToolLoopError as error:
             if assessment is not None and not error.fingerprints:
                 error.fingerprints = assessment.history

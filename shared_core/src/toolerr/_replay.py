@@ -103,6 +103,24 @@ class Checkpoint:
         return True
 
 
+@dataclass(frozen=True)
+class Resume:
+    """A replay told where to start and where to hand its next checkpoint, by a caller that
+    keeps checkpoints of its own by content (the wire path, :mod:`toolerr._wire_resume`).
+
+    ``base``: the state after every call of ``messages[:end]`` -- (end, calls before it,
+    the ledger there, the tools that had failed) -- which the replay continues from instead
+    of a checkpoint of the run (``messages[:end]`` is then never read: it may be stand-ins);
+    ``None``: the replay is as without it. ``save(end, calls, ledger, failed_tools)`` is
+    called where the replay would keep its next checkpoint, with the state there (the
+    ledger goes on being recorded into after the call: read it then). The repeat reports of
+    ``messages[:end]`` are not returned from a ``base`` (only the decision step's are read
+    on that path)."""
+
+    base: tuple[int, int, FailureLedger, frozenset[str]] | None
+    save: Callable[[int, int, FailureLedger, frozenset[str]], None]
+
+
 def replay_conversation(
     state: RunState,
     messages: Sequence[Message],
@@ -112,12 +130,15 @@ def replay_conversation(
     shared: bool,
     store: SharedCheckpoints | None = None,
     tag: str = "",
+    resume: Resume | None = None,
 ) -> tuple[FailureLedger, dict[int, RepeatReport]]:
     """The failed-call ledger and repeat reports of :meth:`ToolErrorLayer.replay` (see
     there), for run scope ``state``: ``inspect`` gives each result's verdict; ``shared``:
     ``state`` is the layer's shared scope (``run=None``), which keeps more checkpoints;
     ``store``: where that scope's checkpoints are also kept for other processes, under
-    ``tag`` (what else the replay depends on: the policy)."""
+    ``tag`` (what else the replay depends on: the policy); ``resume``: see :class:`Resume`."""
+    if resume is not None and resume.base is not None:
+        return _replay_from(messages, budget, inspect, resume.base, resume.save)
     checkpoint, results, boundaries, serial = _resume(state, messages, budget)
     # Shared only while no verdict is remembered in the scope (a gateway remembers none):
     # then a checkpoint depends on the messages' content and ``tag`` alone.
@@ -138,38 +159,95 @@ def replay_conversation(
         reports = dict(checkpoint.reports)
     verdicts = [inspect(result.message) for result in results]
     total = start + len(results)
-    tail = max(total - _REPLAY_TAIL, 0)
-    # The next checkpoint: the last exchange boundary with only calls before the tail
-    # before it (those are replayed as any longer conversation replays them).
-    keep = None
-    for end, count in boundaries:
-        if start < count <= tail:
-            keep = (end, count)
+    tail, keep = _tail_and_next(boundaries, start, total)
     for position in range(start, total):
         if keep is not None and position == keep[1]:
             found_at = (keep, serial)
             sharing = (store, tag, known)
             _keep(state, checkpoint, messages, found_at, ledger, reports, failed_tools, shared, sharing)
-        result, verdict = results[position - start], verdicts[position - start]
-        call = result.call
-        assert call is not None
-        if verdict.failed:
-            failed_tools.add(call.name)
-        elif position < tail and call.name not in failed_tools:
-            continue
-        reports[result.index] = ledger.record(
-            call.name,
-            call.arguments,
-            verdict,
-            raw=call.raw_arguments,
-            call_id=call.id,
-            diagnosis=result_text(result.message.content) if verdict.failed else None,
+            if resume is not None:
+                resume.save(keep[0], keep[1], ledger, frozenset(failed_tools))
+        _record(
+            ledger,
+            reports,
+            failed_tools,
+            results[position - start],
+            verdicts[position - start],
+            position < tail,
         )
     return ledger, reports
 
 
+def _tail_and_next(
+    boundaries: list[tuple[int, int]], start: int, total: int
+) -> tuple[int, tuple[int, int] | None]:
+    """Where the calls at the end start (every call from there is replayed), and the next
+    checkpoint: the last exchange boundary with only calls before the tail before it
+    (those are replayed as any longer conversation replays them)."""
+    tail = max(total - _REPLAY_TAIL, 0)
+    keep = None
+    for end, count in boundaries:
+        if start < count <= tail:
+            keep = (end, count)
+    return tail, keep
+
+
+def _record(
+    ledger: FailureLedger,
+    reports: dict[int, RepeatReport],
+    failed_tools: set[str],
+    result: ExchangeResult,
+    verdict: Verdict,
+    early: bool,
+) -> None:
+    """Replay one call into ``ledger``: a success of a tool that never failed is skipped
+    ``early`` (before the calls at the end, where cycles are looked for)."""
+    call = result.call
+    assert call is not None
+    if verdict.failed:
+        failed_tools.add(call.name)
+    elif early and call.name not in failed_tools:
+        return
+    reports[result.index] = ledger.record(
+        call.name,
+        call.arguments,
+        verdict,
+        raw=call.raw_arguments,
+        call_id=call.id,
+        diagnosis=result_text(result.message.content) if verdict.failed else None,
+    )
+
+
+def _replay_from(
+    messages: Sequence[Message],
+    budget: int,
+    inspect: Callable[[Message], Verdict],
+    base: tuple[int, int, FailureLedger, frozenset[str]],
+    save: Callable[[int, int, FailureLedger, frozenset[str]], None],
+) -> tuple[FailureLedger, dict[int, RepeatReport]]:
+    """:func:`replay_conversation` from a :class:`Resume` base: the calls after it replayed
+    as a replay from a checkpoint of the run replays them (the same ledger), nothing kept in
+    the run scope; the next checkpoint handed to ``save``."""
+    end, start, ledger, failed = base
+    results, boundaries = _pairs(messages, end, start)
+    failed_tools = set(failed)
+    reports: dict[int, RepeatReport] = {}
+    total = start + len(results)
+    tail, keep = _tail_and_next(boundaries, start, total)
+    for position in range(start, total):
+        if keep is not None and position == keep[1]:
+            save(keep[0], keep[1], ledger, frozenset(failed_tools))
+        result = results[position - start]
+        _record(ledger, reports, failed_tools, result, inspect(result.message), position < tail)
+    return ledger, reports
+
+
 def replay_in_scope(
-    layer: ToolErrorLayer, messages: Sequence[Message], run: object | None, assessment: Assessment | None
+    layer: ToolErrorLayer,
+    messages: Sequence[Message],
+    run: object | None,
+    assessment: Assessment | None,
+    resume: Resume | None = None,
 ) -> tuple[FailureLedger, dict[int, RepeatReport]]:
     """A layer's replay of a conversation in run scope ``run`` (its remembered verdicts and
     checkpoints; the shared scope's also in ``layer.shared_checkpoints``): from the latest
@@ -187,6 +265,7 @@ def replay_in_scope(
         shared=state is layer._runs.default,
         store=layer.shared_checkpoints,
         tag=(layer._shared_tag or _tag(layer)) if layer.shared_checkpoints is not None else "",
+        resume=resume,
     )
     if start:  # calls before the latest fingerprint epoch repeat nothing
         reports = {index + start: report for index, report in reports.items()}

@@ -48,6 +48,7 @@ from ._wire_anthropic import anthropic_in, anthropic_out
 from ._wire_base import Converted, assistant_tail
 from ._wire_chat import chat_in, chat_out
 from ._wire_responses import responses_in, responses_out, responses_tail
+from ._wire_resume import prepare, resumed_rewrite
 
 logger = logging.getLogger("toolerr")
 
@@ -157,8 +158,28 @@ def _rewrite(
             originals = view[1]
             out = [originals.get(id(item), item) for item in viewed.request]
             return WireRewrite(out, True, viewed.records)
+    resume = None
+    if wire == "openai-chat":  # a checkpoint found by content: only the tail converted
+        try:
+            resumed = resumed_rewrite(layer, request, name, run, start)
+        except ToolLoopError:
+            raise
+        except Exception:
+            logger.warning(
+                "toolerr: resuming by content failed; the request is converted whole", exc_info=True
+            )
+            resumed = None
+        if resumed is not None:
+            done, sent = resumed
+            if sent is None:
+                return WireRewrite(request, False, done.records, done.error)
+            return WireRewrite(sent, True, done.records)
+        resume = prepare(layer, request, name, run)
     conv = convert(request, name, 0)
-    result = layer.rewrite(conv.messages, run=run)
+    if resume is not None:
+        result = layer._guarded_rewrite(conv.messages, run, resume)
+    else:
+        result = layer.rewrite(conv.messages, run=run)
     if result.error is not None:
         return WireRewrite(request, False, result.records, result.error)
     if not result.changed:
