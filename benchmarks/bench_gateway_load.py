@@ -8,7 +8,7 @@ one pair with ``ToolErrorCallback(shared_state="auto")`` (which shares its repla
 checkpoints through LiteLLM's Redis), one with ``ToolErrorCallback()`` (each instance its own
 state), one with a callback that does nothing. ``--clients`` concurrent clients (asyncio,
 one connection each), each one conversation that starts at ``--start`` exchanges and grows
-by one exchange per request for ``--requests`` requests; the requests of a conversation
+by ``--grow`` exchanges per request (1 by default) for ``--requests`` requests; the requests of a conversation
 alternate between the pair's two instances; half the requests fail at the decision step (a
 429; two of every four, so that each instance sees failing and passing ones), and every
 5th earlier result is a 429 too. Phases, one pair at a time: do-nothing, toolerr
@@ -22,7 +22,7 @@ of the toolerr phases are exactly what ``toolerr.rewrite_wire`` makes of that re
 (one instance, cold), and for the do-nothing phases the request's own; after Redis is
 killed, both instances logged the fail-open WARNING.
 
-    python benchmarks/bench_gateway_load.py [--clients 200] [--start 450] [--requests 10]
+    python benchmarks/bench_gateway_load.py [--clients 200] [--start 450] [--requests 10] [--grow 1]
 
 Needs ``redis-server`` on the PATH, and LiteLLM's proxy, ``httpx``, ``redis`` and
 toolerr-litellm installed (the nox ``litellm`` environment has them).
@@ -154,7 +154,7 @@ async def phase(
     async def client(conv: int) -> None:
         async with httpx.AsyncClient(timeout=120) as http:
             for request in range(args.requests):
-                body = {"model": "gpt-test", "messages": conversation(conv, args.start + request)}
+                body = {"model": "gpt-test", "messages": conversation(conv, args.start + request * args.grow)}
                 url = urls[(conv + request) % 2]
                 started = time.perf_counter()
                 try:
@@ -194,7 +194,7 @@ def expected_digests(args: argparse.Namespace, rewritten: bool) -> dict[tuple[st
     expected: dict[tuple[str, int], str] = {}
     for conv in range(args.clients):
         for request in range(args.requests):
-            messages = conversation(conv, args.start + request)
+            messages = conversation(conv, args.start + request * args.grow)
             sent = toolerr.rewrite_wire("openai-chat", messages).request if rewritten else messages
             expected[(messages[0]["content"], len(sent))] = digest(sent)
     return expected
@@ -205,6 +205,7 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=200)
     parser.add_argument("--start", type=int, default=450, help="exchanges at a conversation's first request")
     parser.add_argument("--requests", type=int, default=10, help="requests per conversation and phase")
+    parser.add_argument("--grow", type=int, default=1, help="exchanges a conversation grows by per request")
     args = parser.parse_args()
     server = shutil.which("redis-server")
     if server is None:

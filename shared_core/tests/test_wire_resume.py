@@ -184,9 +184,25 @@ def test_checkpoints_are_bounded_by_bytes() -> None:
     assert store.weight <= store.budget and 15 <= len(store) <= 25  # the least recent went
 
 
-@pytest.mark.parametrize(
-    "case", ["probes", "remembered", "long prefix", "success at the step", "shared store"]
-)
+def test_a_long_failed_result_before_the_checkpoint_is_quarantined_as_the_full_path_does(
+    tmp_path: Any,
+) -> None:
+    options = {"quarantine_chars": 2_000, "result_store": str(tmp_path)}
+    gateway, reference = ToolErrorLayer(**options), whole(**options)
+    for turns in range(30, 40):
+        request = long_conversation(turns)
+        request[4]["content"] = LONG  # a failed result far back (a traceback)
+        request[6]["content"] = "x" * 3_000  # and a long success: neither cut nor resumed past
+        request[8]["content"] = [{"type": "text", "text": "Error: HTTP 503 Service Unavailable"}]
+        got = answer(gateway, request)
+        assert got == answer(reference, request)
+        sent = json.loads(got[0])
+        assert len(sent[4]["content"]) < len(LONG) and "ValueError: bad row" in sent[4]["content"]
+        assert sent[6]["content"] == "x" * 3_000
+    assert gateway._resume_store is not None and gateway._resume_store.stats["resumed"] == 9
+
+
+@pytest.mark.parametrize("case", ["probes", "remembered", "success at the step", "shared store"])
 def test_the_paths_that_could_differ_go_the_full_way(case: str, tmp_path: Any) -> None:
     options: dict[str, Any] = {}
     if case == "probes":
@@ -210,8 +226,6 @@ def test_the_paths_that_could_differ_go_the_full_way(case: str, tmp_path: Any) -
     fresh = ToolErrorLayer(**options)
     for turns in range(30, 34):
         request = long_conversation(turns)
-        if case == "long prefix":
-            request[2]["content"] = LONG
         if case == "success at the step":
             request = [*request, *wire_step(99, [(0, 2), (1, 0)], "own")]
         if case == "remembered":

@@ -15,16 +15,16 @@ before it, the tools that had failed) is kept per layer as compact bytes under t
 digest, in an LRU bounded by bytes (``TOOLERR_RESUME_MB``, 64 by default, 0 turns it off; a
 few KB per conversation). A failing step whose prefix has one converts only the items after it,
 stands one placeholder object in for each item before it, replays from the checkpoint and
-splices the rewritten tail back behind the request's own prefix items. The answer is the
-full path's, byte for byte (a property test holds the two equal); where it could differ the
-request takes the full path:
+splices the rewritten tail back behind the request's own prefix items (a tool result
+before the checkpoint that the quarantine could cut, over ``quarantine_chars`` or made of
+content parts, is converted in its place, so that it is quarantined as the full path
+does). The answer is the full path's, byte for byte (a property test holds the two
+equal); where it could differ the request takes the full path:
 
 - the format is not OpenAI Chat, the request holds objects other than dicts, or an item
   has no conversion key;
 - progress probes, or verdicts remembered in the run scope, or a store shared with other
   processes (``shared_state``);
-- a tool result before the checkpoint that the quarantine could cut (over
-  ``quarantine_chars``, or content blocks);
 - a result of the decision step that did not fail (the same-result check counts the
   earlier results).
 
@@ -129,13 +129,14 @@ def store_of(layer: ToolErrorLayer) -> ResumeStore | None:
 class _Chain:
     """The prefix digests of a chat request: ``digests[i]`` for each assistant item ``i``
     (the digest of ``request[:i]``), up to the first item without a conversion key;
-    ``clean``: the items before it hold no tool result the quarantine could cut."""
+    ``long``: the indices of the tool results the quarantine could cut (over ``limit``, or
+    content parts), which a resumed rewrite converts in place of their stand-ins."""
 
-    __slots__ = ("clean", "digests")
+    __slots__ = ("digests", "long")
 
     def __init__(self, request: Sequence[Any], client: str, limit: int) -> None:
         digests: dict[int, int] = {}
-        clean = len(request)
+        long: list[int] = []
         chain = hash(("toolerr-chat", client))
         for index, item in enumerate(request):
             key = _chat_key(client, index, item)
@@ -144,19 +145,19 @@ class _Chain:
             role = key[2]
             if role == "assistant":
                 digests[index] = chain
-            elif (role == "tool" or role == "function") and clean == len(request) and limit:
+            elif (role == "tool" or role == "function") and limit:
                 content = key[3]
                 if type(content) is not str or len(content) > limit:
-                    clean = index
+                    long.append(index)
             chain = hash((chain, key))
         self.digests = digests
-        self.clean = clean
+        self.long = long
 
 
 def _saver(store: ResumeStore, chain: _Chain, base: int | None) -> Any:
     def save(end: int, calls: int, ledger: FailureLedger, failed_tools: frozenset[str]) -> None:
         digest = chain.digests.get(end)
-        if digest is None or end > chain.clean:
+        if digest is None:
             return
         value = encode_checkpoint(end, calls, frozenset(), ledger, {}, failed_tools)
         if value is not None:
@@ -207,6 +208,10 @@ def resumed_rewrite(
     if not _all_failed(layer, tail, run):
         return None
     messages = [_STAND_IN] * end + tail
+    for index in chain.long:  # where the quarantine may cut: the real message
+        if index >= end:
+            break
+        messages[index] = chat_in(request[index : index + 1], client, index).messages[0]
     # a replay from a checkpoint replays at least the calls at the end (as ``_replay`` does)
     if len(_pairs(messages, end, calls)[0]) < _TAIL_CALLS:
         return None
@@ -217,9 +222,17 @@ def resumed_rewrite(
     if result.error is not None or not result.changed:
         return result, None
     out = result.messages
-    if len(out) < end or any(m is not _STAND_IN for m in out[:end]):  # never: forms change the tail
+    if len(out) < end:  # never: forms change the tail, the quarantine a message in place
+        raise RuntimeError("a resumed rewrite removed messages before its checkpoint")
+    sent = request[:end]
+    for index in chain.long:  # a long result before the checkpoint, quarantined
+        if index >= end:
+            break
+        if out[index] is not messages[index]:
+            sent[index] = chat_out(request, conv, out[index : index + 1])[0]
+    if any(out[i] is not messages[i] for i in range(end) if messages[i] is _STAND_IN):
         raise RuntimeError("a resumed rewrite changed the conversation before its checkpoint")
-    return result, request[:end] + chat_out(request, conv, out[end:])
+    return result, sent + chat_out(request, conv, out[end:])
 
 
 def _find(
@@ -233,7 +246,7 @@ def _find(
         item = request[index]
         if item.get("role") != "assistant":
             continue
-        if calls_after >= _TAIL_CALLS and index < tail_start and index <= chain.clean:
+        if calls_after >= _TAIL_CALLS and index < tail_start:
             tried += 1
             if tried > _CANDIDATES:
                 return None
