@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_shared_state import DictStore, settle, sharing
 from toolerr import ToolErrorLayer, ToolLoopError, _wire_base, rewrite_wire
 from toolerr._wire_resume import ResumeStore
 
@@ -202,27 +203,12 @@ def test_a_long_failed_result_before_the_checkpoint_is_quarantined_as_the_full_p
     assert gateway._resume_store is not None and gateway._resume_store.stats["resumed"] == 9
 
 
-@pytest.mark.parametrize("case", ["probes", "remembered", "success at the step", "shared store"])
+@pytest.mark.parametrize("case", ["probes", "remembered", "success at the step"])
 def test_the_paths_that_could_differ_go_the_full_way(case: str, tmp_path: Any) -> None:
     options: dict[str, Any] = {}
     if case == "probes":
         options["progress"] = lambda: "same"
     gateway = ToolErrorLayer(**options)
-    if case == "shared store":
-
-        class Store:
-            min_calls = 0
-
-            def load(self, keys: list[str]) -> list[Any]:
-                return [None] * len(keys)
-
-            def save(self, key: str, value: Any) -> None:
-                pass
-
-            def key(self, tag: str, digest: bytes) -> str:
-                return tag + digest.hex()
-
-        gateway.shared_checkpoints = Store()  # type: ignore[assignment]
     fresh = ToolErrorLayer(**options)
     for turns in range(30, 34):
         request = long_conversation(turns)
@@ -266,3 +252,20 @@ def test_a_rolled_back_conversation_replays_the_calls_at_its_end_in_full() -> No
             assert answer(gateway, request) == answer(reference, request), (action, turns)
         resumed = gateway._resume_store.stats["resumed"] if gateway._resume_store is not None else 0
         assert resumed >= 19 or action == "stop"  # stop: the first failing step ends the run
+
+
+def test_with_a_shared_store_the_first_sight_writes_it_and_later_steps_resume() -> None:
+    backend = DictStore()
+    first, second = sharing(backend), sharing(backend)  # two gateway instances, one Redis
+    reference = whole()
+    for turns in range(30, 40):
+        request = long_conversation(turns)
+        instance = first if turns % 2 else second  # the requests alternate between them
+        assert answer(instance, request) == answer(reference, request)
+        settle(instance)
+        if turns == 30:
+            assert backend.values  # the first sight wrote its checkpoint
+    # the other instance's first sight continued from it; every later step resumed
+    assert first.shared_checkpoints is not None and first.shared_checkpoints.stats["hits"] == 1
+    for layer in (first, second):
+        assert layer._resume_store is not None and layer._resume_store.stats["resumed"] == 4

@@ -154,7 +154,9 @@ def test_two_instances_share_checkpoints_and_answer_as_one(
     assert (first_a["reads"], first_a["hits"]) == (1, 0)
     assert (first_b["reads"], first_b["hits"]) == (1, 1)
     assert (last_b["reads"], last_b["hits"], last_b["failures"]) == (1, 1, 0)
-    assert store_stats(a, 4)["writes"] >= 4
+    # a's first sight wrote its checkpoints; its later failing steps resumed by content in
+    # the process (toolerr._wire_resume) and neither read nor wrote the store
+    assert store_stats(a, 4)["writes"] == 1
 
     redis_process.kill()  # Redis gone mid-run: in-process state only, nothing lost
     redis_process.wait(timeout=10)

@@ -23,12 +23,14 @@ equal); where it could differ the request takes the full path:
 
 - the format is not OpenAI Chat, the request holds objects other than dicts, or an item
   has no conversion key;
-- progress probes, or verdicts remembered in the run scope, or a store shared with other
-  processes (``shared_state``);
+- progress probes, or verdicts remembered in the run scope;
 - a result of the decision step that did not fail (the same-result check counts the
   earlier results).
 
-The full path keeps a checkpoint too (so the next failing step of the conversation finds
+A store shared with other processes (``shared_state``, the LiteLLM hook's Redis) is read and
+written by the full path as before (an instance's first sight of a conversation continues
+from another's checkpoint); a resumed step neither reads nor writes it. The full path keeps
+a checkpoint too (so the next failing step of the conversation finds
 one). Digests are the interpreter's 64-bit hashes (keyed at random per process, kept in
 memory only); a false match needs two different prefixes with one digest (about n / 2^64
 for n checkpoints kept) and also the same end and budget.
@@ -118,7 +120,7 @@ def store_of(layer: ToolErrorLayer) -> ResumeStore | None:
     """The layer's store (made on first use); ``None`` where resuming by content could give
     another answer than the full path (see the module's list)."""
     policy = layer.policy
-    if policy.progress is not None or layer.shared_checkpoints is not None:
+    if policy.progress is not None:
         return None
     store = layer._resume_store
     if store is None:
