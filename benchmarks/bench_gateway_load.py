@@ -152,7 +152,11 @@ async def phase(
     headers = {"authorization": f"Bearer {conftest.MASTER_KEY}", "content-type": "application/json"}
 
     async def client(conv: int) -> None:
-        async with httpx.AsyncClient(timeout=120) as http:
+        # a new connection per request: a kept-alive one idles while the other instance
+        # answers (seconds under this load) and the proxy's server closes it after 5 s, so a
+        # request sent as it closes is lost before the proxy reads it (httpx.ReadError)
+        limits = httpx.Limits(max_keepalive_connections=0)
+        async with httpx.AsyncClient(timeout=120, limits=limits) as http:
             for request in range(args.requests):
                 body = {"model": "gpt-test", "messages": conversation(conv, args.start + request * args.grow)}
                 url = urls[(conv + request) % 2]
