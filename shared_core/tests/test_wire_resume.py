@@ -269,3 +269,15 @@ def test_with_a_shared_store_the_first_sight_writes_it_and_later_steps_resume() 
     assert first.shared_checkpoints is not None and first.shared_checkpoints.stats["hits"] == 1
     for layer in (first, second):
         assert layer._resume_store is not None and layer._resume_store.stats["resumed"] == 4
+
+
+def test_junk_items_in_a_request_are_read_as_the_full_path_reads_them(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    gateway, reference = ToolErrorLayer(), whole()
+    for turns in range(30, 34):
+        request: list[Any] = long_conversation(turns)
+        request.insert(1, None)  # not a message: the conversion reads it as an empty system turn
+        with caplog.at_level(logging.WARNING, logger="toolerr"):
+            assert answer(gateway, request) == answer(reference, request)
+    assert not [r for r in caplog.records if "resuming by content failed" in r.getMessage()]

@@ -246,7 +246,7 @@ def _find(
     tried = 0
     for index in range(len(request) - 1, -1, -1):
         item = request[index]
-        if item.get("role") != "assistant":
+        if type(item) is not dict or item.get("role") != "assistant":
             continue
         if calls_after >= _TAIL_CALLS and index < tail_start:
             tried += 1
