@@ -5,21 +5,21 @@ A gateway sees each conversation again at every model call, as a freshly parsed 
 shared run scope find a conversation by the identity of its converted messages, so they
 hold only while the conversion cache still holds every message of it: past that budget
 each failing step converted and replayed the whole conversation again (a gateway of 10,000
-conversations of 1,000 messages paid 4-5x the cost of one conversation).
+conversations of 1,000 messages paid 3-4x the cost of one conversation).
 
 Here the checkpoint is found by content instead. One pass over the raw request hashes each
 item's conversion key (what the conversion reads of it, :func:`toolerr._wire_chat._chat_key`)
 into a chain: the chain's value before each assistant message is the digest of the prefix
 that ends there. A checkpoint (the replay's state at that prefix: the ledger, the calls
 before it, the tools that had failed) is kept per layer as compact bytes under the prefix's
-digest, in an LRU bounded by bytes (``TOOLERR_RESUME_MB``, 64 by default, 0 turns it off; a
-few KB per conversation). A failing step whose prefix has one converts only the items after it,
-stands one placeholder object in for each item before it, replays from the checkpoint and
-splices the rewritten tail back behind the request's own prefix items (a tool result
-before the checkpoint that the quarantine could cut, over ``quarantine_chars`` or made of
-content parts, is converted in its place, so that it is quarantined as the full path
-does). The answer is the full path's, byte for byte (a property test holds the two
-equal); where it could differ the request takes the full path:
+digest, in an LRU bounded by bytes (``TOOLERR_RESUME_MB``, 64 by default, 0 turns it off;
+2.5-4 KB per conversation of 1,000 messages). A failing step whose prefix has one converts
+only the items after it, stands one placeholder object in for each item before it, replays
+from the checkpoint and splices the rewritten tail back behind the request's own prefix
+items (a tool result before the checkpoint that the quarantine could cut, over
+``quarantine_chars`` or made of content parts, is converted in its place, so that it is
+quarantined as the full path does). The answer is the full path's, byte for byte (a
+property test holds the two equal); where it could differ the request takes the full path:
 
 - the format is not OpenAI Chat, the request holds objects other than dicts, or an item
   has no conversion key;
@@ -30,10 +30,10 @@ equal); where it could differ the request takes the full path:
 A store shared with other processes (``shared_state``, the LiteLLM hook's Redis) is read and
 written by the full path as before (an instance's first sight of a conversation continues
 from another's checkpoint); a resumed step neither reads nor writes it. The full path keeps
-a checkpoint too (so the next failing step of the conversation finds
-one). Digests are the interpreter's 64-bit hashes (keyed at random per process, kept in
-memory only); a false match needs two different prefixes with one digest (about n / 2^64
-for n checkpoints kept) and also the same end and budget.
+a checkpoint too (so the next failing step of the conversation finds one). Digests are the
+interpreter's 64-bit hashes (keyed at random per process, kept in memory only); a false
+match needs two different prefixes with one digest (about n / 2^64 for n checkpoints kept)
+and also the same end and budget.
 """
 
 from __future__ import annotations
