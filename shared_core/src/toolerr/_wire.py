@@ -48,7 +48,7 @@ from ._wire_anthropic import anthropic_in, anthropic_out
 from ._wire_base import Converted, assistant_tail
 from ._wire_chat import chat_in, chat_out
 from ._wire_responses import responses_in, responses_out, responses_tail
-from ._wire_resume import prepare, resumed_rewrite
+from ._wire_resume import resumed_rewrite
 
 logger = logging.getLogger("toolerr")
 
@@ -161,20 +161,19 @@ def _rewrite(
     resume = None
     if wire == "openai-chat":  # a checkpoint found by content: only the tail converted
         try:
-            resumed = resumed_rewrite(layer, request, name, run, start)
+            resumed, resume = resumed_rewrite(layer, request, name, run, start)
         except ToolLoopError:
             raise
         except Exception:
             logger.warning(
                 "toolerr: resuming by content failed; the request is converted whole", exc_info=True
             )
-            resumed = None
+            resumed, resume = None, None
         if resumed is not None:
             done, sent = resumed
             if sent is None:
                 return WireRewrite(request, False, done.records, done.error)
             return WireRewrite(sent, True, done.records)
-        resume = prepare(layer, request, name, run)
     conv = convert(request, name, 0)
     if resume is not None:
         result = layer._guarded_rewrite(conv.messages, run, resume)

@@ -38,7 +38,6 @@ and also the same end and budget.
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -46,7 +45,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._ledger import FailureLedger
 from ._lru import budget_bytes
-from ._replay import Resume, _pairs
+from ._replay import _REPLAY_TAIL, Resume, _pairs
 from ._shared_state import decode_checkpoint, encode_checkpoint
 from ._types import Message
 from ._wire_chat import _chat_key, chat_in, chat_out
@@ -55,13 +54,9 @@ if TYPE_CHECKING:
     from ._layer import ToolErrorLayer
     from ._records import Rewrite
 
-logger = logging.getLogger("toolerr")
-
 RESUME_BYTES = budget_bytes("TOOLERR_RESUME_MB", 64)
 """The bytes of compact checkpoints one layer keeps at most (``TOOLERR_RESUME_MB``)."""
 
-# Calls after a checkpoint that a replay always replays (``_replay._REPLAY_TAIL``).
-_TAIL_CALLS = 16
 # Exchange boundaries looked up, latest first (the conversation's newest checkpoint is at
 # one of the latest: each failing step keeps one; an instance of several sees every n-th).
 _CANDIDATES = 32
@@ -169,17 +164,6 @@ def _saver(store: ResumeStore, chain: _Chain, base: int | None) -> Any:
     return save
 
 
-def prepare(layer: ToolErrorLayer, request: Sequence[Any], client: str, run: object | None) -> Any:
-    """What the full path of a chat request passes to the layer so that it keeps a compact
-    checkpoint (a :class:`~toolerr._replay.Resume` without a base), or ``None``."""
-    store = _usable(layer, run)
-    if store is None:
-        return None
-    chain = _Chain(request, client, layer.policy.quarantine_chars or 0)
-    store.stats["full"] += 1
-    return Resume(None, _saver(store, chain, None))
-
-
 def _usable(layer: ToolErrorLayer, run: object | None) -> ResumeStore | None:
     store = store_of(layer)
     if store is None:
@@ -192,14 +176,32 @@ def _usable(layer: ToolErrorLayer, run: object | None) -> ResumeStore | None:
 
 def resumed_rewrite(
     layer: ToolErrorLayer, request: list[Any], client: str, run: object | None, tail_start: int
-) -> tuple[Rewrite, list[Any] | None] | None:
+) -> tuple[tuple[Rewrite, list[Any] | None] | None, Resume | None]:
     """The rewrite of a chat request from a compact checkpoint of its prefix: the layer's
-    :class:`~toolerr._records.Rewrite` and the new request (``None`` where unchanged); ``None``
-    where no checkpoint applies (the caller takes the full path)."""
+    :class:`~toolerr._records.Rewrite` and the new request (``None`` where unchanged); else
+    ``None`` (the caller takes the full path) and what the full path passes to the layer so
+    that it keeps a compact checkpoint (a :class:`~toolerr._replay.Resume` without a base;
+    ``None`` where resuming by content does not apply)."""
     store = _usable(layer, run)
     if store is None:
-        return None
+        return None, None
     chain = _Chain(request, client, layer.policy.quarantine_chars or 0)
+    resumed = _resumed(layer, request, client, run, tail_start, store, chain)
+    if resumed is not None:
+        return resumed, None
+    store.stats["full"] += 1
+    return None, Resume(None, _saver(store, chain, None))
+
+
+def _resumed(
+    layer: ToolErrorLayer,
+    request: list[Any],
+    client: str,
+    run: object | None,
+    tail_start: int,
+    store: ResumeStore,
+    chain: _Chain,
+) -> tuple[Rewrite, list[Any] | None] | None:
     found = _find(store, chain, request, tail_start, layer.policy.retry_budget)
     if found is None:
         return None
@@ -215,7 +217,7 @@ def resumed_rewrite(
             break
         messages[index] = chat_in(request[index : index + 1], client, index).messages[0]
     # a replay from a checkpoint replays at least the calls at the end (as ``_replay`` does)
-    if len(_pairs(messages, end, calls)[0]) < _TAIL_CALLS:
+    if len(_pairs(messages, end, calls)[0]) < _REPLAY_TAIL:
         return None
     conv.messages = messages  # indexed by request index (the conversion back reads it so)
     resume = Resume((end, calls, ledger, failed_tools), _saver(store, chain, digest))
@@ -241,14 +243,14 @@ def _find(
     store: ResumeStore, chain: _Chain, request: Sequence[Any], tail_start: int, budget: int
 ) -> tuple[int, int, FailureLedger, frozenset[str], int] | None:
     """The latest checkpoint of a prefix of ``request`` that leaves at least
-    ``_TAIL_CALLS`` calls after it (counted on the raw items) and before the request's tail."""
+    ``_REPLAY_TAIL`` calls after it (counted on the raw items) and before the request's tail."""
     calls_after = 0
     tried = 0
     for index in range(len(request) - 1, -1, -1):
         item = request[index]
         if type(item) is not dict or item.get("role") != "assistant":
             continue
-        if calls_after >= _TAIL_CALLS and index < tail_start:
+        if calls_after >= _REPLAY_TAIL and index < tail_start:
             tried += 1
             if tried > _CANDIDATES:
                 return None
