@@ -57,6 +57,9 @@ class Case:
     outcome: str | None
     exc: BaseException
     tool: str = "call_service"
+    # The JSON arguments the model wrote in the tool call that failed (values the tool read
+    # from a file, a service or its configuration are not in them); None: not recorded.
+    arguments: dict[str, Any] | None = None
 
 
 def exc_type(exc: BaseException) -> str:
@@ -1650,7 +1653,21 @@ def record(case: Case) -> dict[str, Any]:
         "evidence": evidence(case),
         "str": normalise(str(case.exc)),
         "texts": {k: normalise(v) for k, v in texts.items()},
+        **({} if case.arguments is None else {"arguments": _normalised_json(case.arguments)}),
     }
+
+
+def _normalised_json(value: Any) -> Any:
+    """``value`` (JSON) with :func:`normalise` applied to its strings (temp dirs, ports)."""
+    if isinstance(value, str):
+        return normalise(value)
+    if isinstance(value, dict):
+        return {str(k): _normalised_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_normalised_json(v) for v in value]
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    raise TypeError(f"arguments must be JSON values, not {type(value).__name__}")
 
 
 def write(cases: list[Case], path: Path = CORPUS) -> None:
