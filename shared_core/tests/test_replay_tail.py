@@ -24,9 +24,9 @@ class CountingLayer(ToolErrorLayer):
         super().__init__(*args, **kwargs)
         self.inspected: list[str | None] = []
 
-    def inspect(self, message: Message, *, run: object | None = None) -> Verdict:
+    def inspect(self, message: Message, *, run: object | None = None, arguments: Any = None) -> Verdict:
         self.inspected.append(message.tool_call_id)
-        return super().inspect(message, run=run)
+        return super().inspect(message, run=run, arguments=arguments)
 
 
 class Run:

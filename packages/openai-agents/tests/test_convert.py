@@ -190,9 +190,9 @@ def test_layer_replay_continues_from_the_previous_call_with_a_cache() -> None:
 
         inspected = 0
 
-        def inspect(self, message: Message, *, run: object | None = None) -> Verdict:
+        def inspect(self, message: Message, *, run: object | None = None, arguments: Any = None) -> Verdict:
             self.inspected += 1
-            return super().inspect(message, run=run)
+            return super().inspect(message, run=run, arguments=arguments)
 
     cache = ConversionCache()
     layer = CountingLayer()

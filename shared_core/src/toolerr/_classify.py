@@ -28,6 +28,7 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from . import _rules as R
+from ._arguments import by_arguments
 from ._detect import Detection, analyse
 from ._exception_names import lookup_name
 from ._exceptions import ExceptionFacts, Link, parse_retry_after, read_exception
@@ -36,7 +37,7 @@ from ._render import is_c1_suffix, strip_c1_suffix
 from ._scanner import Entry as _Entry
 from ._scanner import Marker as _Marker
 from ._scanner import Scanner, anchor_set, position_cost
-from ._types import NOT_FAILED, Kind, Message, Outcome, Verdict
+from ._types import NOT_FAILED, Kind, Message, Outcome, Verdict, content_text
 
 __all__ = ["inspect_message", "inspect_result"]
 
@@ -906,6 +907,7 @@ def inspect_result(
     exception: BaseException | None = None,
     client: str | None = None,
     tool: str | None = None,
+    arguments: Any = None,
 ) -> Verdict:
     """Detect and classify one tool result.
 
@@ -913,8 +915,42 @@ def inspect_result(
     ``is_error``: the framework's explicit flag (``False`` is weak evidence: frameworks
     default it); ``exception``: the exception the tool raised, when the adapter has it;
     ``client``: the client whose templates produced the text (``generic`` when unknown);
-    ``tool``: the tool's name (informational). Never raises on any content.
+    ``tool``: the tool's name (informational); ``arguments``: the arguments of the call this
+    result answers (parsed JSON or its text), when known: where the model wrote no value but
+    where to read (a path, a URL, an id), a rejected value came from the data the tool read
+    (:mod:`toolerr._arguments`). Never raises on any content.
     """
+    verdict = _inspect(content, is_error, exception, client, tool)
+    if arguments is None or verdict.kind != "fixable":
+        return verdict
+    try:
+        return by_arguments(verdict, _texts_read(content, exception), arguments)
+    except Exception:  # noqa: BLE001
+        log_swallowed("classification by the call's arguments")
+        return verdict
+
+
+def _texts_read(content: Any, exception: BaseException | None) -> tuple[str, ...]:
+    """The messages a rejected value may be quoted in: the result's text, the exception's."""
+    texts = [content_text(_original_content(content))[: 2 * R.WINDOW_CHARS]]
+    seen: set[int] = set()
+    while exception is not None and id(exception) not in seen and len(seen) < 4:
+        seen.add(id(exception))
+        try:
+            texts.append(str(exception)[: 2 * R.WINDOW_CHARS])
+        except Exception:  # noqa: BLE001 - a __str__ that raises says nothing
+            pass
+        exception = exception.__cause__ or exception.__context__
+    return tuple(texts)
+
+
+def _inspect(
+    content: Any,
+    is_error: bool | None,
+    exception: BaseException | None,
+    client: str | None,
+    tool: str | None,
+) -> Verdict:
     if tool is not None and not isinstance(tool, str):
         raise TypeError(f"tool must be a str or None, not {type(tool).__name__}")
     content = _original_content(content)
@@ -947,12 +983,13 @@ def _original_content(content: Any) -> Any:
     return content
 
 
-def inspect_message(message: Message) -> Verdict:
-    """:func:`inspect_result` for a neutral ``tool`` message."""
+def inspect_message(message: Message, arguments: Any = None) -> Verdict:
+    """:func:`inspect_result` for a neutral ``tool`` message; ``arguments``: its call's."""
     return inspect_result(
         message.content,
         is_error=message.is_error,
         exception=message.exception,
         client=message.client,
         tool=message.name,
+        arguments=arguments,
     )

@@ -125,12 +125,15 @@ class Failure:
     """Classified from the exception object (the strongest evidence) and that text."""
 
 
-def failure_of(layer: ToolErrorLayer, error: BaseException, *, tool: str | None = None) -> Failure:
+def failure_of(
+    layer: ToolErrorLayer, error: BaseException, *, tool: str | None = None, arguments: Any = None
+) -> Failure:
     """The shown text and the verdict of a tool's exception: rendered once
-    (:func:`~toolerr.adapters.exception_text`), classified once, from the object.
+    (:func:`~toolerr.adapters.exception_text`), classified once, from the object and
+    ``arguments``, the call's when the adapter has them (see :func:`toolerr.inspect_result`).
     Raises what classification raises: call it inside :class:`fail_open`."""
     text = exception_text(error)
-    verdict = layer.inspect_exception(error, text=text, tool=tool)
+    verdict = layer.inspect_exception(error, text=text, tool=tool, arguments=arguments)
     if layer.policy.error_detail != "full":
         return Failure(shown_failure(layer, error, verdict), verdict)
     return Failure(_shown(layer, text), verdict)
@@ -146,13 +149,15 @@ def _shown(layer: ToolErrorLayer, text: str) -> str:
     return clean_text(text, layer.policy.max_error_chars)
 
 
-def plain_failure_of(layer: ToolErrorLayer, error: BaseException, *, tool: str | None = None) -> Failure:
+def plain_failure_of(
+    layer: ToolErrorLayer, error: BaseException, *, tool: str | None = None, arguments: Any = None
+) -> Failure:
     """:func:`failure_of` for a framework that shows the model a failure as a plain tool
     result (no error flag): ``Error: `` goes before a ``Type: message`` that detection
     alone does not read as a failure (``Boom: the upstream said no``), so the model, and a
     later model call without the exception object, still see one. Capped with the prefix."""
     text = exception_text(error)
-    verdict = layer.inspect_exception(error, text=text, tool=tool)
+    verdict = layer.inspect_exception(error, text=text, tool=tool, arguments=arguments)
     if layer.policy.error_detail != "full":
         return Failure(shown_failure(layer, error, verdict), verdict)
     if not layer.inspect(Message(role="tool", content=text, client=layer.policy.client)).failed:
@@ -160,14 +165,16 @@ def plain_failure_of(layer: ToolErrorLayer, error: BaseException, *, tool: str |
     return Failure(_shown(layer, text), verdict)
 
 
-def failure_as(layer: ToolErrorLayer, error: BaseException, text: str, *, tool: str | None = None) -> Failure:
+def failure_as(
+    layer: ToolErrorLayer, error: BaseException, text: str, *, tool: str | None = None, arguments: Any = None
+) -> Failure:
     """:func:`failure_of` for a protocol that fixes how a failed call is shown (MCP's
     ``MCP error -32602: Invalid params``, a proxy's own ``Error: ...``): ``text`` is kept
     as the protocol renders it (not cleaned nor capped: it stands where the tool's own
     result would, as the server's error text does) and the verdict is classified once,
     from the object and that text. Raises what classification raises: call it inside
     :class:`fail_open`."""
-    verdict = layer.inspect_exception(error, text=text, tool=tool)
+    verdict = layer.inspect_exception(error, text=text, tool=tool, arguments=arguments)
     if layer.policy.error_detail != "full":
         return Failure(shown_failure(layer, error, verdict), verdict)
     return Failure(text, verdict)

@@ -166,16 +166,17 @@ class ToolErrorLayer:
         """Drop what was kept for a run scope (a run given by object is dropped with it)."""
         self._runs.forget(run)
 
-    def inspect(self, message: Message, *, run: object | None = None) -> Verdict:
+    def inspect(self, message: Message, *, run: object | None = None, arguments: Any = None) -> Verdict:
         """The verdict for one tool message: one remembered in the run scope for its call id
         and content, else detection and classification of the message itself (a
-        ``verdict`` the message carries wins)."""
+        ``verdict`` the message carries wins). ``arguments``: its call's, when known (see
+        :func:`~toolerr.inspect_result`)."""
         if message.verdict is not None:
             return message.verdict
         remembered = self.recall(message.tool_call_id, message.content, run=run)
         if remembered is not None:
             return remembered
-        return inspect_message(message)
+        return inspect_message(message, arguments)
 
     def inspect_tool_result(
         self,
@@ -186,9 +187,11 @@ class ToolErrorLayer:
         is_error: bool | None = None,
         call_id: str | None = None,
         run: object | None = None,
+        arguments: Any = None,
     ) -> Verdict:
         """The verdict for one tool result given by its parts (see :meth:`inspect`)."""
-        return self.inspect(self._result_message(name, content, exception, is_error, call_id), run=run)
+        message = self._result_message(name, content, exception, is_error, call_id)
+        return self.inspect(message, run=run, arguments=arguments)
 
     def _result_message(
         self,
@@ -209,7 +212,12 @@ class ToolErrorLayer:
         )
 
     def inspect_exception(
-        self, exception: BaseException, *, text: str | None = None, tool: str | None = None
+        self,
+        exception: BaseException,
+        *,
+        text: str | None = None,
+        tool: str | None = None,
+        arguments: Any = None,
     ) -> Verdict:
         """Classify an exception a tool raised (adapters that catch it call this).
 
@@ -217,13 +225,21 @@ class ToolErrorLayer:
             exception: The exception object (its class, attributes and chain are read).
             text: The text it is shown as (default: :func:`exception_text`).
             tool: The tool's name.
+            arguments: The arguments of the call that raised it, when known: a rejected
+                value the model did not write (it gave only a path, a URL, an id) came from
+                the data the tool read (ambiguous, not fixable).
 
         Returns:
             The verdict (``failed`` is always true).
         """
         content = text if text is not None else exception_text(exception)
         verdict = inspect_result(
-            content, is_error=True, exception=exception, client=self.policy.client, tool=tool
+            content,
+            is_error=True,
+            exception=exception,
+            client=self.policy.client,
+            tool=tool,
+            arguments=arguments,
         )
         hidden = hidden_retries_of(exception)  # auto_retry re-ran the call before it
         return dataclasses.replace(verdict, hidden_retries=hidden) if hidden else verdict
@@ -452,7 +468,8 @@ class ToolErrorLayer:
         failed = [
             (result, verdict)
             for result in step.results
-            if result.duplicate_of is None and (verdict := self.inspect(result.message, run=run)).failed
+            if result.duplicate_of is None
+            and (verdict := self.inspect(result.message, run=run, arguments=result.arguments)).failed
         ]
         if not failed:
             if loop is None:

@@ -43,7 +43,7 @@ def deliver_one(
     if arguments is None and raw is not None:
         arguments = parse_arguments(raw)
     message = layer._result_message(name, content, exception, is_error, call_id)
-    verdict = known if known is not None else layer.inspect(message, run=run)
+    verdict = known if known is not None else layer.inspect(message, run=run, arguments=arguments)
     state = layer._runs.get(run)
     assert state is not None
     with state.lock:

@@ -10,7 +10,7 @@ import operator
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ._forms import ExchangeResult, pair_results
 from ._ledger import FailureLedger, RepeatReport
@@ -125,7 +125,7 @@ def replay_conversation(
     state: RunState,
     messages: Sequence[Message],
     budget: int,
-    inspect: Callable[[Message], Verdict],
+    inspect: Callable[[Message, Any], Verdict],
     *,
     shared: bool,
     store: SharedCheckpoints | None = None,
@@ -157,7 +157,7 @@ def replay_conversation(
         ledger = checkpoint.ledger.copy()
         failed_tools = set(checkpoint.failed_tools)
         reports = dict(checkpoint.reports)
-    verdicts = [inspect(result.message) for result in results]
+    verdicts = [inspect(result.message, result.arguments) for result in results]
     total = start + len(results)
     tail, keep = _tail_and_next(boundaries, start, total)
     for position in range(start, total):
@@ -221,7 +221,7 @@ def _record(
 def _replay_from(
     messages: Sequence[Message],
     budget: int,
-    inspect: Callable[[Message], Verdict],
+    inspect: Callable[[Message, Any], Verdict],
     base: tuple[int, int, FailureLedger, frozenset[str]],
     save: Callable[[int, int, FailureLedger, frozenset[str]], None],
 ) -> tuple[FailureLedger, dict[int, RepeatReport]]:
@@ -238,7 +238,9 @@ def _replay_from(
         if keep is not None and position == keep[1]:
             save(keep[0], keep[1], ledger, frozenset(failed_tools))
         result = results[position - start]
-        _record(ledger, reports, failed_tools, result, inspect(result.message), position < tail)
+        _record(
+            ledger, reports, failed_tools, result, inspect(result.message, result.arguments), position < tail
+        )
     return ledger, reports
 
 
@@ -261,7 +263,7 @@ def replay_in_scope(
         state,
         messages[start:] if start else messages,
         layer.policy.retry_budget,
-        lambda message: layer.inspect(message, run=run),
+        lambda message, arguments: layer.inspect(message, run=run, arguments=arguments),
         shared=state is layer._runs.default,
         store=layer.shared_checkpoints,
         tag=(layer._shared_tag or _tag(layer)) if layer.shared_checkpoints is not None else "",

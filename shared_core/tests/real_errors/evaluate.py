@@ -148,16 +148,22 @@ def score(label: str, kind: str | None) -> str:
     return "none"
 
 
-def results(cases: Iterable[Case]) -> list[Result]:
+def results(cases: Iterable[Case], *, with_arguments: bool = False) -> list[Result]:
+    """Every case through every path; ``with_arguments``: each path also given the call's
+    arguments the case records (what an adapter or a gateway holds beside the result)."""
     layer = ToolErrorLayer()
     out: list[Result] = []
     for case in cases:
+        args = case.arguments if with_arguments else None
         text = exception_text(case.exc)
-        out.append(Result(case, "exception", layer.inspect_exception(case.exc, tool=case.tool), text))
+        verdict = layer.inspect_exception(case.exc, tool=case.tool, arguments=args)
+        out.append(Result(case, "exception", verdict, text))
         for fw, fw_text in framework_texts(case).items():
-            out.append(Result(case, "framework", inspect_result(fw_text, client=fw), fw_text, fw))
-        out.append(Result(case, "flagged", inspect_result(text, is_error=True), text))
-        out.append(Result(case, "unflagged", inspect_result(text), text))
+            out.append(
+                Result(case, "framework", inspect_result(fw_text, client=fw, arguments=args), fw_text, fw)
+            )
+        out.append(Result(case, "flagged", inspect_result(text, is_error=True, arguments=args), text))
+        out.append(Result(case, "unflagged", inspect_result(text, arguments=args), text))
     return out
 
 

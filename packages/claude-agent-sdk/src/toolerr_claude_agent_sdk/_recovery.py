@@ -203,7 +203,7 @@ class ToolErrorRecovery:
                 return await acall_with_retries(self.layer, name, lambda: handler(arguments))
             except Exception as exc:
                 with fail_open(f"classifying the exception of tool {name!r}", "the SDK shows str(exc)"):
-                    failure = failure_of(self.layer, exc, tool=name)
+                    failure = failure_of(self.layer, exc, tool=name, arguments=arguments)
                     # kept for the session(s) with this call in flight, else for any session
                     for scope in self._scopes_of(name, arguments):
                         self._texts.put(scope, failure.text, failure.verdict)

@@ -111,7 +111,7 @@ class ToolErrorPlugin(BasePlugin):
             else:
                 return value if isinstance(value, dict) else {"result": value}  # as ADK shapes it
         with fail_open("classifying a tool exception", "ADK handles it as usual"):
-            failure = failure_of(self.layer, error, tool=tool.name)
+            failure = failure_of(self.layer, error, tool=tool.name, arguments=tool_args)
             self.layer.remember(_call_key(tool_context), failure.verdict, content=failure.text)
             return {"error": failure.text}
         return None

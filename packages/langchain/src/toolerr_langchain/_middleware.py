@@ -263,14 +263,15 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
                 return verdict.outcome == "unknown_outcome"
         return False
 
-    def _annotated(self, result: Any, tool_name: str) -> Any:
+    def _annotated(self, result: Any, tool_name: str, request: ToolCallRequest) -> Any:
         """An error ``ToolMessage`` that LangChain built (argument validation, unknown
         tool) or an inner middleware returned, with its classification kept; any other
         result (successes, content blocks, ``Command``) is returned as it is."""
         if not isinstance(result, ToolMessage) or result.status != "error" or verdict_of(result) is not None:
             return result
         with fail_open(f"classifying the error result of {tool_name}"):
-            return with_verdict(result, self.layer.inspect(to_toolerr(result)))
+            arguments = request.tool_call.get("args")
+            return with_verdict(result, self.layer.inspect(to_toolerr(result), arguments=arguments))
         return result
 
     @property
@@ -279,10 +280,10 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
         also re-raise: then nothing is classified)."""
         return self.on_error is not None or self.aon_error is not None
 
-    def _failure(self, exc: Exception, tool_name: str) -> Failure | None:
+    def _failure(self, exc: Exception, tool_name: str, request: ToolCallRequest) -> Failure | None:
         """The exception classified once (its shown text under ``error_detail`` with it)."""
         with fail_open(f"classifying the exception of {tool_name}", "the error result goes out unclassified"):
-            return failure_of(self.layer, exc, tool=tool_name)
+            return failure_of(self.layer, exc, tool=tool_name, arguments=request.tool_call.get("args"))
         return None
 
     def _content(self, exc: Exception, request: ToolCallRequest, failure: Failure | None) -> Any:
@@ -303,7 +304,7 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
         if content is None:
             raise exc
         if failure is None and self._custom_content:  # the user's words: classified once still
-            failure = self._failure(exc, tool_name)
+            failure = self._failure(exc, tool_name, request)
         call_id = request.tool_call.get("id") or ""
         message = ToolMessage(content=content, tool_call_id=call_id, name=tool_name, status="error")
         return with_verdict(message, failure.verdict) if failure is not None else message
@@ -321,9 +322,9 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
         with tool_raised((GraphBubbleUp,), is_invalid_resume) as raised:
             layer = self._layer_for([request.tool]) if self.layer.policy.auto_retry else self.layer
             result = call_with_retries(layer, tool_name, lambda: handler(request), never=_NOT_RETRIED)
-            return cast("ToolMessage | Command[Any]", self._annotated(result, tool_name))
+            return cast("ToolMessage | Command[Any]", self._annotated(result, tool_name, request))
         exc = cast("Exception", raised.error)
-        failure = None if self._custom_content else self._failure(exc, tool_name)
+        failure = None if self._custom_content else self._failure(exc, tool_name, request)
         content = self._content(exc, request, failure)
         return self._error_result(exc, content, request, tool_name, failure)
 
@@ -339,9 +340,9 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
         with tool_raised((GraphBubbleUp,), is_invalid_resume) as raised:
             layer = self._layer_for([request.tool]) if self.layer.policy.auto_retry else self.layer
             result = await acall_with_retries(layer, tool_name, lambda: handler(request), never=_NOT_RETRIED)
-            return cast("ToolMessage | Command[Any]", self._annotated(result, tool_name))
+            return cast("ToolMessage | Command[Any]", self._annotated(result, tool_name, request))
         exc = cast("Exception", raised.error)
-        failure = None if self._custom_content else self._failure(exc, tool_name)
+        failure = None if self._custom_content else self._failure(exc, tool_name, request)
         content = (
             self._content(exc, request, failure)
             if self.aon_error is None

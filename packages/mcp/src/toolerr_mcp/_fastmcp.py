@@ -211,7 +211,9 @@ class ToolErrorServerMiddleware(Middleware):  # type: ignore[misc,unused-ignore]
             shown = f"Unknown tool: {name!r}" if unknown else str(error)  # FastMCP's own texts
             with fail_open("turning a failed tool call into a result", "the error passes") as turning:
                 cause = original_exception(error)
-                failure = failure_as(layer, cause, shown, tool=name)  # with its hidden retries
+                failure = failure_as(
+                    layer, cause, shown, tool=name, arguments=args
+                )  # with its hidden retries
                 verdict = failure.verdict
             if turning.failed:
                 raise

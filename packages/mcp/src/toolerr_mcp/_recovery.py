@@ -198,7 +198,9 @@ class CallRecovery:
             except self._catch as exc:
                 with fail_open("turning a failed call into a result", "the error propagates") as turning:
                     exception = evidence(exc)
-                    failure = failure_as(layer, exception, describe_exception(exception), tool=name)
+                    failure = failure_as(
+                        layer, exception, describe_exception(exception), tool=name, arguments=args
+                    )
                 if turning.failed:
                     raise
                 result, verdict = _compat.error_result(failure.text), failure.verdict
@@ -255,7 +257,13 @@ class CallRecovery:
             if before_failure is not None:
                 if verdict is None:
                     verdict = layer.inspect_tool_result(
-                        name, content, exception=exception, is_error=flag, call_id=call_id, run=run
+                        name,
+                        content,
+                        exception=exception,
+                        is_error=flag,
+                        call_id=call_id,
+                        run=run,
+                        arguments=args,
                     )
                 if verdict.failed:
                     await _before_failure(before_failure)

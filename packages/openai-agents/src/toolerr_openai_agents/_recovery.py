@@ -166,14 +166,16 @@ class ToolErrorRecovery:
         (the user's formatter's text) classified as it; its verdict is remembered in the
         run's scope for the call id and the result, and the attempt running for the hook's
         ``context`` (``auto_retry``) is told it failed."""
+        arguments = None
         if isinstance(context, ToolContext):
             tool, call_id = tool or context.tool_name, call_id or context.tool_call_id
+            arguments = context.tool_arguments  # the model's JSON text
         snapshot = self._trail.current()
         run = snapshot.run if snapshot is not None else None
         then = "the SDK's default text is used" if shown is None else "its text is classified alone"
         with fail_open(_CLASSIFYING, then):
             if shown is None:
-                failure = plain_failure_of(self.layer, error, tool=tool)
+                failure = plain_failure_of(self.layer, error, tool=tool, arguments=arguments)
                 text, verdict = failure.text, failure.verdict
                 _CLASSIFIED.set((error, verdict))  # for the user's formatter's words, next
             else:
@@ -181,7 +183,10 @@ class ToolErrorRecovery:
                 if known is not None and known[0] is error:
                     text, verdict = shown, known[1]
                 else:
-                    text, verdict = shown, failure_of(self.layer, error, tool=tool).verdict
+                    text, verdict = (
+                        shown,
+                        failure_of(self.layer, error, tool=tool, arguments=arguments).verdict,
+                    )
             self.layer.remember(call_id, verdict, text, run=run)
             attempt = attempt_of(context)
             if attempt is not None:

@@ -233,7 +233,7 @@ class ToolErrors(AbstractCapability[Any]):
         """A ``ModelRetry`` is the framework's fixable signal; any other error is classified."""
         if isinstance(error, ModelRetry):
             return Failure(clean_text(error.message, self.policy.max_error_chars), _RETRY)
-        return failure_of(layer, error, tool=call.tool_name)
+        return failure_of(layer, error, tool=call.tool_name, arguments=call.args)
 
     def _remember_rejected(
         self, ctx: RunContext[Any], call: ToolCallPart, error: ValidationError | ModelRetry

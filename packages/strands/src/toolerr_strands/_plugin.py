@@ -155,7 +155,11 @@ class ToolErrorPlugin(Plugin):
                 return
         if context.tool is None or not self.policy.auto_retry:
             async for event in next_fn(context):
-                yield self._answer(agent, name, event) if context.tool is not None else event
+                yield (
+                    self._answer(agent, name, event, tool_use.get("input"))
+                    if context.tool is not None
+                    else event
+                )
             return
         async for event in self._with_retries(context, next_fn, agent, name):
             yield event
@@ -185,9 +189,9 @@ class ToolErrorPlugin(Plugin):
 
         events = await acall_with_result_retries(self.layer, name, attempt, _exception)
         for event in events:
-            yield self._answer(agent, name, event)
+            yield self._answer(agent, name, event, context.tool_use.get("input"))
 
-    def _answer(self, agent: Any, name: str, event: TypedEvent) -> TypedEvent:
+    def _answer(self, agent: Any, name: str, event: TypedEvent, arguments: Any) -> TypedEvent:
         """A failed result with its exception -> the same result with the diagnosis as its
         text, the verdict remembered (with the hidden retries before it, kept with the
         exception); any other event unchanged. Fails open (strands' own result)."""
@@ -198,7 +202,7 @@ class ToolErrorPlugin(Plugin):
             result: Any = dict(event.get("tool_result") or {})
             if result.get("status") != "error":
                 return event
-            failure = failure_of(self.layer, error, tool=name)
+            failure = failure_of(self.layer, error, tool=name, arguments=arguments)
             call_id = str(result.get("toolUseId"))
             self.layer.remember(call_id, failure.verdict, content=failure.text, run=agent)
             result["content"] = [{"text": failure.text}]
