@@ -96,7 +96,7 @@ FRESH_12 = ("pyairtable_", "algoliasearch_", "openpyxl_", "pypdf_", "phonenumber
 
 # Libraries added in the fifteenth session by helpers who did not read the rules, with the
 # call's arguments recorded from the start; measured once.
-FRESH_15: tuple[str, ...] = ()
+FRESH_15 = ("babel_", "xmltodict_", "tomlkit_", "gitlab_", "hvac_", "icalendar_")
 
 
 def held_out(module: str) -> bool:

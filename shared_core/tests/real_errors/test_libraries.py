@@ -25,6 +25,7 @@ def test_module_regenerates_as_committed(name: str) -> None:
         assert c.library == module.LIBRARY, c.id
         assert c.kind in ("transient", "fixable", "unrecoverable", "ambiguous"), c.id
         assert (c.outcome is not None) == (c.kind == "transient"), c.id
+        assert isinstance(c.arguments, dict), f"{c.id}: the call's arguments are not recorded"
     fresh = {c.id: libraries.record(c) for c in cases}
     committed = libraries.committed(name)
     assert set(fresh) == set(committed), (

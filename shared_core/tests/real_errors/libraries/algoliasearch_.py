@@ -234,6 +234,22 @@ _SCENARIOS: list[tuple[str, str, Reply, str, str | None, str]] = [
 ]
 
 
+# the arguments the model wrote for each call of ``_calls`` (the index, the query, the records)
+_SEARCH = {"index": "products", "query": "red shoes", "filters": "brand:nike"}
+_SAVE = {"index": "products", "objects": [{"objectID": "sku-1042", "name": "Red shoe"}]}
+_ARGS: dict[str, dict[str, Any]] = {
+    "search": _SEARCH,
+    "save": _SAVE,
+    "facet": {"index": "products", "facet": "brand"},
+    "settings": {"index": "products", "settings": {"customRanking": ["desc(popularity)"]}},
+    "move": {"index": "products_tmp", "operation": "move", "destination": "products"},
+    "delete_index": {"index": "products_old"},
+    "get_object": {"index": "products", "object_id": "sku-1042"},
+    "get_rule": {"index": "products", "rule_id": "boost-sale"},
+    "get_key": {"key": _KEY},
+}
+
+
 def _calls(c: Any) -> dict[str, tuple[str, Any]]:
     return {
         "search": (
@@ -278,9 +294,15 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
         return SearchClientSync.create_with_config(config(host, port, rate_retries))
 
     def case(
-        cid: str, cause: str, kind: str, outcome: str | None, exc: BaseException, tool: str
+        cid: str,
+        cause: str,
+        kind: str,
+        outcome: str | None,
+        exc: BaseException,
+        tool: str,
+        arguments: dict[str, Any],
     ) -> generate.Case:
-        return generate.Case(f"algolia-{cid}", LIBRARY, cause, kind, outcome, exc, tool)
+        return generate.Case(f"algolia-{cid}", LIBRARY, cause, kind, outcome, exc, tool, arguments=arguments)
 
     with _saas.service(ctx, "ALGOLIAPORT", "nginx") as svc:
         for key, call, reply, kind, outcome, cause in _SCENARIOS:
@@ -290,7 +312,7 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
                 exc = _saas.catch(fn)
             except AssertionError:
                 raise AssertionError(key) from None
-            yield case(key, cause, kind, outcome, exc, tool)
+            yield case(key, cause, kind, outcome, exc, tool, _ARGS[call])
         for key, kind, outcome, cause in _saas.TRANSPORT:
             svc.reply(key)
             host, port = {
@@ -298,14 +320,21 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
                 "dns": ("api.unreachable-host.invalid", None),
             }.get(key, ("127.0.0.1", svc.port))
             tool, fn = _calls(client(host, port))["save"]
-            yield case(key, cause, kind, outcome, _saas.catch(fn), tool)
+            yield case(key, cause, kind, outcome, _saas.catch(fn), tool, _SAVE)
         # the SDK's own wait on a 429 (Retry-After: 1), then the 429 again
         svc.reply(_a(429, "Too many requests", _API, **{"Retry-After": "1"}))
         tool, fn = _calls(client("127.0.0.1", svc.port, rate_retries=1))["search"]
         yield case(
-            "too_many_requests-retried", "rate limited (after the SDK's wait)", T, NE, _saas.catch(fn), tool
+            "too_many_requests-retried",
+            "rate limited (after the SDK's wait)",
+            T,
+            NE,
+            _saas.catch(fn),
+            tool,
+            _SEARCH,
         )
-        # wait_for_task stops polling a task still not published
+        # wait_for_task stops polling a task still not published (the task id is the
+        # service's answer to the model's save)
         svc.reply(Reply(200, {"status": "notPublished", "pendingTask": True}))
         c = client("127.0.0.1", svc.port)
         yield case(
@@ -315,6 +344,7 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
             UO,
             _saas.catch(lambda: c.wait_for_task("products", 42, max_retries=2)),
             "index_products",
+            _SAVE,
         )
 
         # the asyncio client (aiohttp transport)
@@ -340,7 +370,7 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
                 except AssertionError:
                     raise
                 except Exception as exc:
-                    out.append(case(f"async-{key}", cause, kind, outcome, exc, "search_products"))
+                    out.append(case(f"async-{key}", cause, kind, outcome, exc, "search_products", _SEARCH))
                 finally:
                     await ac.close()
             return out
@@ -349,22 +379,39 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
 
     # the SDK's own checks (no request sent)
     c = client("127.0.0.1", ctx.dead)
-    local: list[tuple[str, str, Any, str, str]] = [
+    secured = "dGFnRmlsdGVycz1wdWJsaWM="
+    local: list[tuple[str, str, Any, str, str, dict[str, Any]]] = [
         (
             "index-name-empty",
             "index name empty",
             lambda: c.search_single_index("", {"query": "red shoes"}),
             F,
             "search_products",
+            {"index": "", "query": "red shoes"},
         ),
-        ("object-id-empty", "object id empty", lambda: c.get_object("products", ""), F, "get_product"),
-        ("body-none", "record to save missing", lambda: c.save_object("products", None), F, "index_products"),
+        (
+            "object-id-empty",
+            "object id empty",
+            lambda: c.get_object("products", ""),
+            F,
+            "get_product",
+            {"index": "products", "object_id": ""},
+        ),
+        (
+            "body-none",
+            "record to save missing",
+            lambda: c.save_object("products", None),
+            F,
+            "index_products",
+            {"index": "products", "object": None},
+        ),
         (
             "batch-size-zero",
             "batch size 0",
             lambda: c.save_objects("products", [{"objectID": "1"}], batch_size=0),
             F,
             "index_products",
+            {"index": "products", "objects": [{"objectID": "1"}], "batch_size": 0},
         ),
         (
             "hits-per-page-text",
@@ -372,6 +419,7 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
             lambda: c.search_single_index("products", SearchParamsObject.from_dict({"hitsPerPage": "ten"})),
             F,
             "search_products",
+            {"index": "products", "hitsPerPage": "ten"},
         ),
         (
             "operation-enum",
@@ -379,6 +427,7 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
             lambda: OperationIndexParams.from_dict({"operation": "rename", "destination": "products"}),
             F,
             "move_index",
+            {"operation": "rename", "destination": "products"},
         ),
         (
             "searchable-attributes-str",
@@ -386,6 +435,7 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
             lambda: IndexSettings(searchable_attributes="title"),
             F,
             "update_settings",
+            {"settings": {"searchable_attributes": "title"}},
         ),
         (
             "secured-key-malformed",
@@ -393,13 +443,15 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
             lambda: c.get_secured_api_key_remaining_validity("abc"),
             F,
             "key_validity",
+            {"secured_api_key": "abc"},
         ),
         (
             "secured-key-no-valid-until",
             "secured API key without validUntil",
-            lambda: c.get_secured_api_key_remaining_validity("dGFnRmlsdGVycz1wdWJsaWM="),
+            lambda: c.get_secured_api_key_remaining_validity(secured),
             F,
             "key_validity",
+            {"secured_api_key": secured},
         ),
         (
             "app-id-missing",
@@ -407,7 +459,8 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
             lambda: SearchClientSync("", _KEY),
             U,
             "search_products",
+            _SEARCH,
         ),
     ]
-    for key, cause, fn, kind, tool in local:
-        yield case(key, cause, kind, None, _saas.catch(fn), tool)
+    for key, cause, fn, kind, tool, arguments in local:
+        yield case(key, cause, kind, None, _saas.catch(fn), tool, arguments)

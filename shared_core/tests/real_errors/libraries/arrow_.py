@@ -49,72 +49,174 @@ LIBRARY = "arrow"
 REQUIRES = ["arrow>=1.3,<2", "tzdata>=2024.1,<2030"]
 
 
-def model_calls() -> list[tuple[str, str, Callable[[], Any]]]:
+START = "2024-03-10T09:00:00+00:00"
+
+
+def model_calls() -> list[tuple[str, str, dict[str, Any], Callable[[], Any]]]:
+    """(slug, tool, the model's arguments, the call) of each bad argument."""
     import arrow
 
-    start = arrow.get("2024-03-10T09:00:00+00:00")
+    start = arrow.get(START)
     get, now = arrow.get, arrow.now
     rng, interval = arrow.Arrow.range, arrow.Arrow.interval
-    calls: list[tuple[str, Callable[[], Any]]] = [
+    calls: list[tuple[str, dict[str, Any], Callable[[], Any]]] = [
         # dates without a format (ISO 8601 and the default formats)
-        ("words", lambda: get("next tuesday")),
-        ("month-13", lambda: get("2024-13-01")),
-        ("feb-30", lambda: get("2024-02-30")),
-        ("hour-25", lambda: get("2024-01-01T25:00")),
-        ("year-zero", lambda: get("0000-01-01")),
-        ("ordinal-day-400", lambda: get("2024-400")),
-        ("iso-week-60", lambda: get("2024-W60-1")),
-        ("unix-ms-as-string", lambda: get("1704067200000")),
+        ("words", {"when": "next tuesday"}, lambda: get("next tuesday")),
+        ("month-13", {"when": "2024-13-01"}, lambda: get("2024-13-01")),
+        ("feb-30", {"when": "2024-02-30"}, lambda: get("2024-02-30")),
+        ("hour-25", {"when": "2024-01-01T25:00"}, lambda: get("2024-01-01T25:00")),
+        ("year-zero", {"when": "0000-01-01"}, lambda: get("0000-01-01")),
+        ("ordinal-day-400", {"when": "2024-400"}, lambda: get("2024-400")),
+        ("iso-week-60", {"when": "2024-W60-1"}, lambda: get("2024-W60-1")),
+        ("unix-ms-as-string", {"when": "1704067200000"}, lambda: get("1704067200000")),
         # dates with the model's format
-        ("format-mismatch", lambda: get("03/10/2024", "YYYY-MM-DD")),
-        ("formats-none-match", lambda: get("10 March", ["YYYY-MM-DD", "MM/DD/YYYY"])),
-        ("month-name-french", lambda: get("1 Janvier 2024", "D MMMM YYYY")),
-        ("weekday-name-unknown", lambda: get("Funday 2024-01-01", "dddd YYYY-MM-DD")),
-        ("format-unclosed-bracket", lambda: get("on 2024-01-01", "[on YYYY-MM-DD")),
-        ("format-timestamp-not-digits", lambda: get("soon", "X")),
-        ("format-token-repeated", lambda: get("2024-01-01 2024", "YYYY-MM-DD YYYY")),
-        ("format-day-32nd", lambda: get("32nd of May 2024", "Do [of] MMMM YYYY")),
+        (
+            "format-mismatch",
+            {"when": "03/10/2024", "format": "YYYY-MM-DD"},
+            lambda: get("03/10/2024", "YYYY-MM-DD"),
+        ),
+        (
+            "formats-none-match",
+            {"when": "10 March", "formats": ["YYYY-MM-DD", "MM/DD/YYYY"]},
+            lambda: get("10 March", ["YYYY-MM-DD", "MM/DD/YYYY"]),
+        ),
+        (
+            "month-name-french",
+            {"when": "1 Janvier 2024", "format": "D MMMM YYYY"},
+            lambda: get("1 Janvier 2024", "D MMMM YYYY"),
+        ),
+        (
+            "weekday-name-unknown",
+            {"when": "Funday 2024-01-01", "format": "dddd YYYY-MM-DD"},
+            lambda: get("Funday 2024-01-01", "dddd YYYY-MM-DD"),
+        ),
+        (
+            "format-unclosed-bracket",
+            {"when": "on 2024-01-01", "format": "[on YYYY-MM-DD"},
+            lambda: get("on 2024-01-01", "[on YYYY-MM-DD"),
+        ),
+        ("format-timestamp-not-digits", {"when": "soon", "format": "X"}, lambda: get("soon", "X")),
+        (
+            "format-token-repeated",
+            {"when": "2024-01-01 2024", "format": "YYYY-MM-DD YYYY"},
+            lambda: get("2024-01-01 2024", "YYYY-MM-DD YYYY"),
+        ),
+        (
+            "format-day-32nd",
+            {"when": "32nd of May 2024", "format": "Do [of] MMMM YYYY"},
+            lambda: get("32nd of May 2024", "Do [of] MMMM YYYY"),
+        ),
         # time zones
-        ("tz-unknown", lambda: now("Mars/Olympus")),
-        ("tz-abbreviation", lambda: now("PST")),
-        ("tz-misspelled", lambda: start.to("Europe/Londn")),
-        ("tz-words", lambda: get("2024-03-10", tzinfo="Eastern Time")),
-        ("tz-utc-plus-hours", lambda: get("2024-03-10", tzinfo="UTC+5")),
-        ("tz-offset-25h", lambda: start.to("+25:00")),
-        ("tz-replace-unknown", lambda: start.replace(tzinfo="Nowhere/City")),
-        ("tz-token-unknown", lambda: get("2024-01-01 10:00 XYZ", "YYYY-MM-DD HH:mm ZZZ")),
+        ("tz-unknown", {"to_zone": "Mars/Olympus"}, lambda: now("Mars/Olympus")),
+        ("tz-abbreviation", {"to_zone": "PST"}, lambda: now("PST")),
+        (
+            "tz-misspelled",
+            {"time": START, "to_zone": "Europe/Londn"},
+            lambda: start.to("Europe/Londn"),
+        ),
+        (
+            "tz-words",
+            {"time": "2024-03-10", "zone": "Eastern Time"},
+            lambda: get("2024-03-10", tzinfo="Eastern Time"),
+        ),
+        (
+            "tz-utc-plus-hours",
+            {"time": "2024-03-10", "zone": "UTC+5"},
+            lambda: get("2024-03-10", tzinfo="UTC+5"),
+        ),
+        ("tz-offset-25h", {"time": START, "to_zone": "+25:00"}, lambda: start.to("+25:00")),
+        (
+            "tz-replace-unknown",
+            {"time": START, "replace_zone": "Nowhere/City"},
+            lambda: start.replace(tzinfo="Nowhere/City"),
+        ),
+        (
+            "tz-token-unknown",
+            {"time": "2024-01-01 10:00 XYZ", "format": "YYYY-MM-DD HH:mm ZZZ"},
+            lambda: get("2024-01-01 10:00 XYZ", "YYYY-MM-DD HH:mm ZZZ"),
+        ),
         # shifts and replacements
-        ("shift-fortnights", lambda: start.shift(fortnights=1)),
-        ("shift-amount-string", lambda: start.shift(days="3")),
-        ("shift-past-9999", lambda: start.shift(years=10000)),
-        ("shift-before-year-1", lambda: start.shift(years=-3000)),
-        ("shift-fractional-months", lambda: start.shift(months=1.5)),
-        ("replace-weeks", lambda: start.replace(weeks=1)),
-        ("replace-month-13", lambda: start.replace(month=13)),
+        ("shift-fortnights", {"when": START, "shift": {"fortnights": 1}}, lambda: start.shift(fortnights=1)),
+        ("shift-amount-string", {"when": START, "shift": {"days": "3"}}, lambda: start.shift(days="3")),
+        ("shift-past-9999", {"when": START, "shift": {"years": 10000}}, lambda: start.shift(years=10000)),
+        (
+            "shift-before-year-1",
+            {"when": START, "shift": {"years": -3000}},
+            lambda: start.shift(years=-3000),
+        ),
+        (
+            "shift-fractional-months",
+            {"when": START, "shift": {"months": 1.5}},
+            lambda: start.shift(months=1.5),
+        ),
+        ("replace-weeks", {"when": START, "replace": {"weeks": 1}}, lambda: start.replace(weeks=1)),
+        ("replace-month-13", {"when": START, "replace": {"month": 13}}, lambda: start.replace(month=13)),
         # spans, ranges, humanize
-        ("span-fortnight", lambda: start.span("fortnight")),
-        ("range-fortnight", lambda: list(rng("fortnight", start, start.shift(days=30)))),
-        ("interval-zero", lambda: list(interval("hour", start, start.shift(hours=2), interval=0))),
-        ("week-start-0", lambda: start.span("week", week_start=0)),
-        ("humanize-locale-unknown", lambda: start.humanize(locale="xx_YY")),
-        ("humanize-granularity-decade", lambda: start.humanize(granularity="decade")),
-        ("dehumanize-words", lambda: start.dehumanize("in two fortnights")),
-        ("between-bounds", lambda: start.is_between(start, start.shift(days=1), "[}")),
+        ("span-fortnight", {"when": START, "span": "fortnight"}, lambda: start.span("fortnight")),
+        (
+            "range-fortnight",
+            {"start": START, "end": "2024-04-09T09:00:00+00:00", "frame": "fortnight"},
+            lambda: list(rng("fortnight", start, start.shift(days=30))),
+        ),
+        (
+            "interval-zero",
+            {"start": START, "end": "2024-03-10T11:00:00+00:00", "frame": "hour", "interval": 0},
+            lambda: list(interval("hour", start, start.shift(hours=2), interval=0)),
+        ),
+        (
+            "week-start-0",
+            {"when": START, "span": "week", "week_start": 0},
+            lambda: start.span("week", week_start=0),
+        ),
+        (
+            "humanize-locale-unknown",
+            {"time": START, "humanize": True, "locale": "xx_YY"},
+            lambda: start.humanize(locale="xx_YY"),
+        ),
+        (
+            "humanize-granularity-decade",
+            {"time": START, "humanize": True, "granularity": "decade"},
+            lambda: start.humanize(granularity="decade"),
+        ),
+        (
+            "dehumanize-words",
+            {"when": "in two fortnights", "relative_to": START},
+            lambda: start.dehumanize("in two fortnights"),
+        ),
+        (
+            "between-bounds",
+            {"when": START, "start": START, "end": "2024-03-11T09:00:00+00:00", "bounds": "[}"},
+            lambda: start.is_between(start, start.shift(days=1), "[}"),
+        ),
         # timestamps and constructors
-        ("timestamp-too-large", lambda: get(1e20)),
-        ("timestamp-nan", lambda: get(float("nan"))),
-        ("ordinal-zero", lambda: arrow.Arrow.fromordinal(0)),
-        ("fold-2", lambda: arrow.Arrow(2024, 11, 3, 1, 30, fold=2)),
-        ("strptime-bad-directive", lambda: arrow.Arrow.strptime("2024-Q1", "%Y-%q")),
-        ("format-locale-unknown", lambda: start.format("MMMM", locale="zz")),
+        ("timestamp-too-large", {"when": 1e20}, lambda: get(1e20)),
+        # JSON has no NaN: the model wrote the word, the tool made it a float
+        ("timestamp-nan", {"when": "NaN"}, lambda: get(float("nan"))),
+        ("ordinal-zero", {"ordinal": 0}, lambda: arrow.Arrow.fromordinal(0)),
+        (
+            "fold-2",
+            {"year": 2024, "month": 11, "day": 3, "hour": 1, "minute": 30, "fold": 2},
+            lambda: arrow.Arrow(2024, 11, 3, 1, 30, fold=2),
+        ),
+        (
+            "strptime-bad-directive",
+            {"when": "2024-Q1", "strptime_format": "%Y-%q"},
+            lambda: arrow.Arrow.strptime("2024-Q1", "%Y-%q"),
+        ),
+        (
+            "format-locale-unknown",
+            {"time": START, "format": "MMMM", "locale": "zz"},
+            lambda: start.format("MMMM", locale="zz"),
+        ),
     ]
     return [
         (
             slug,
             "convert_time" if slug.startswith(("tz-", "humanize", "format-locale")) else "schedule_event",
+            args,
             fn,
         )
-        for slug, fn in calls
+        for slug, args, fn in calls
     ]
 
 
@@ -145,8 +247,9 @@ def _zone_path(path: list[str]) -> Iterator[None]:
         zoneinfo.ZoneInfo.clear_cache()
 
 
-def _zone_cases(ctx: Context) -> Iterator[tuple[str, str, str, str, BaseException]]:
-    """(slug, cause, kind, tool, exception) of a zone database corrupt or absent."""
+def _zone_cases(ctx: Context) -> Iterator[tuple[str, str, str, str, dict[str, Any], BaseException]]:
+    """(slug, cause, kind, tool, the model's arguments, exception) of a zone database corrupt
+    or absent."""
     import arrow
     import tzdata
 
@@ -157,21 +260,26 @@ def _zone_cases(ctx: Context) -> Iterator[tuple[str, str, str, str, BaseExceptio
     (zones / "Europe" / "Paris").write_bytes(b"<html><body><h1>404 Not Found</h1></body></html>\n")
     with _zone_path([str(zones)]):
         exc = _catch(lambda: arrow.now("Europe/Berlin"))
-        yield "zone-file-truncated", "zone file on disk truncated", A, "convert_time", exc
-        exc = _catch(lambda: arrow.get("2024-03-10T09:00:00+00:00").to("Europe/Paris"))
-        yield "zone-file-not-tzif", "zone file on disk is an HTML page", A, "convert_time", exc
+        args: dict[str, Any] = {"to_zone": "Europe/Berlin"}
+        yield "zone-file-truncated", "zone file on disk truncated", A, "convert_time", args, exc
+        exc = _catch(lambda: arrow.get(START).to("Europe/Paris"))
+        args = {"time": START, "to_zone": "Europe/Paris"}
+        yield "zone-file-not-tzif", "zone file on disk is an HTML page", A, "convert_time", args, exc
 
     empty = ctx.tmp / "no-zoneinfo"
     empty.mkdir()
     with _zone_path([str(empty)]), _pkgcopy.broken_install(ctx.tmp, [], hide=("tzdata",)):
         exc = _catch(lambda: arrow.now("Europe/Berlin"))
-        yield "no-zone-database", "no time zone database installed", U, "convert_time", exc
+        args = {"to_zone": "Europe/Berlin"}
+        yield "no-zone-database", "no time zone database installed", U, "convert_time", args, exc
         exc = _catch(lambda: arrow.get("2024-03-10 09:00", tzinfo="America/New_York"))
-        yield "no-zone-database-get", "no time zone database installed", U, "schedule_event", exc
+        args = {"when": "2024-03-10 09:00", "zone": "America/New_York"}
+        yield "no-zone-database-get", "no time zone database installed", U, "schedule_event", args, exc
 
     with _pkgcopy.broken_install(ctx.tmp, ["arrow"], hide=("dateutil", "six")):
         exc = _catch(lambda: importlib.import_module("arrow"))
-    yield "dateutil-not-installed", "python-dateutil not installed", U, "schedule_event", exc
+    args = {"when": START}
+    yield "dateutil-not-installed", "python-dateutil not installed", U, "schedule_event", args, exc
     with _pkgcopy.broken_install(ctx.tmp, ["arrow", "dateutil", "six"], drop=("arrow/locales.py",)):
         exc = _catch(lambda: importlib.import_module("arrow"))
     yield (
@@ -179,6 +287,7 @@ def _zone_cases(ctx: Context) -> Iterator[tuple[str, str, str, str, BaseExceptio
         "installed module file missing (arrow/locales.py)",
         U,
         "schedule_event",
+        {"when": START},
         exc,
     )
 
@@ -186,8 +295,8 @@ def _zone_cases(ctx: Context) -> Iterator[tuple[str, str, str, str, BaseExceptio
 def cases(ctx: Context) -> Iterator[Case]:
     import arrow
 
-    for slug, tool, fn in model_calls():
-        yield Case(f"arrow-{slug}", LIBRARY, f"date argument ({slug})", F, None, _catch(fn), tool)
+    for slug, tool, args, fn in model_calls():
+        yield Case(f"arrow-{slug}", LIBRARY, f"date argument ({slug})", F, None, _catch(fn), tool, args)
 
     # an events file on disk
     path = ctx.tmp / "events.csv"
@@ -197,7 +306,14 @@ def cases(ctx: Context) -> Iterator[Case]:
     for slug, row in zip(("file-day-first", "file-feb-30", "file-zone-unknown"), rows):
         exc = _catch(lambda: arrow.get(row["start"], "YYYY-MM-DD HH:mm", tzinfo=row["zone"]))
         yield Case(
-            f"arrow-{slug}", LIBRARY, "events file on disk has a bad date", A, None, exc, "import_events"
+            f"arrow-{slug}",
+            LIBRARY,
+            "events file on disk has a bad date",
+            A,
+            None,
+            exc,
+            "import_events",
+            {"path": str(path)},
         )
 
     # a calendar service's events
@@ -205,6 +321,7 @@ def cases(ctx: Context) -> Iterator[Case]:
     with _serve.documents(pages) as port:
         ctx.name_port(port, "CALENDARPORT")
         for slug, page in zip(("calendar-day-31-june", "calendar-words"), CALENDAR):
+            event_id = CALENDAR[page]["id"]
             exc = _catch(lambda: arrow.get(json.loads(_serve.get(port, page))["start"]))
             yield Case(
                 f"arrow-{slug}",
@@ -214,7 +331,8 @@ def cases(ctx: Context) -> Iterator[Case]:
                 None,
                 exc,
                 "sync_calendar",
+                {"event_id": event_id},
             )
 
-    for slug, cause, kind, tool, exc in _zone_cases(ctx):
-        yield Case(f"arrow-{slug}", LIBRARY, cause, kind, None, exc, tool)
+    for slug, cause, kind, tool, args, exc in _zone_cases(ctx):
+        yield Case(f"arrow-{slug}", LIBRARY, cause, kind, None, exc, tool, args)

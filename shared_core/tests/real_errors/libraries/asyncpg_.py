@@ -75,8 +75,14 @@ async def _catch(fn: Callable[[], Awaitable[Any]]) -> BaseException:
 async def _cases(ctx: Any, port: int, out: list[Case]) -> None:
     import asyncpg
 
-    def case(cid: str, cause: str, kind: str, outcome: str | None, exc: BaseException) -> None:
-        out.append(Case(f"asyncpg-{cid}", LIBRARY, cause, kind, outcome, exc, "query"))
+    def case(
+        cid: str, cause: str, kind: str, outcome: str | None, exc: BaseException, args: dict[str, Any]
+    ) -> None:
+        out.append(Case(f"asyncpg-{cid}", LIBRARY, cause, kind, outcome, exc, "query", arguments=args))
+
+    # a call whose connection fails before any SQL runs: the model's query is a plain one (the
+    # host, port, role, password, database and SSL mode are the tool's configuration)
+    plain = {"query": "SELECT 1"}
 
     async def connect(**kwargs: Any) -> Any:
         kwargs.setdefault("user", "postgres")
@@ -160,62 +166,124 @@ async def _cases(ctx: Any, port: int, out: list[Case]) -> None:
         ("create-role-exists", "role already exists (42710)", A, "CREATE ROLE reader"),
     ]
     for cid, cause, kind, sql in statements:
-        case(cid, cause, kind, None, await _catch(lambda: admin.fetch(sql)))
+        case(cid, cause, kind, None, await _catch(lambda: admin.fetch(sql)), {"query": sql})
     # the client's own checks on the arguments the model passed
-    exc = await _catch(lambda: admin.fetch("SELECT * FROM members WHERE id = $1", 1, 2))
-    case("arg-count", "more arguments than the query's placeholders", F, None, exc)
-    exc = await _catch(lambda: admin.fetch("SELECT * FROM members WHERE id = $1", "abc"))
-    case("arg-type", "argument of the wrong Python type for int", F, None, exc)
-    exc = await _catch(lambda: admin.fetch("SELECT * FROM members WHERE profile = $1", {"a": 1}))
-    case("arg-jsonb", "dict passed for jsonb without a codec", F, None, exc)
-    exc = await _catch(lambda: admin.fetch("SELECT $1::date", "2024-01-01"))
-    case("arg-date", "string passed for a date parameter", F, None, exc)
-    exc = await _catch(lambda: admin.fetch("SELECT 1; SELECT $1", 1))
-    case("multiple-commands", "several commands in one prepared statement (42601)", F, None, exc)
+    with_params: list[tuple[str, str, str, list[Any]]] = [
+        (
+            "arg-count",
+            "more arguments than the query's placeholders",
+            "SELECT * FROM members WHERE id = $1",
+            [1, 2],
+        ),
+        (
+            "arg-type",
+            "argument of the wrong Python type for int",
+            "SELECT * FROM members WHERE id = $1",
+            ["abc"],
+        ),
+        (
+            "arg-jsonb",
+            "dict passed for jsonb without a codec",
+            "SELECT * FROM members WHERE profile = $1",
+            [{"a": 1}],
+        ),
+        ("arg-date", "string passed for a date parameter", "SELECT $1::date", ["2024-01-01"]),
+        (
+            "multiple-commands",
+            "several commands in one prepared statement (42601)",
+            "SELECT 1; SELECT $1",
+            [1],
+        ),
+    ]
+    for cid, cause, sql, params in with_params:
+        exc = await _catch(lambda: admin.fetch(sql, *params))
+        case(cid, cause, F, None, exc, {"query": sql, "params": params})
     exc = await _catch(lambda: admin.copy_records_to_table("orders", records=[(1,)]))
-    case("copy-no-table", "COPY into a table that does not exist", F, None, exc)
-    exc = await _catch(
-        lambda: admin.executemany("INSERT INTO teams VALUES ($1, $2)", [(5, "ops"), (6, "a", "b")])
+    case(
+        "copy-no-table",
+        "COPY into a table that does not exist",
+        F,
+        None,
+        exc,
+        {"table": "orders", "records": [[1]]},
     )
-    case("executemany-row", "executemany row with too many values", F, None, exc)
+    many = {"query": "INSERT INTO teams VALUES ($1, $2)", "rows": [[5, "ops"], [6, "a", "b"]]}
+    exc = await _catch(lambda: admin.executemany(many["query"], [tuple(row) for row in many["rows"]]))
+    case("executemany-row", "executemany row with too many values", F, None, exc, many)
     exc = await _catch(lambda: admin.set_type_codec("nosuchtype", encoder=str, decoder=str))
-    case("codec-type", "codec for a type that does not exist", F, None, exc)
+    case("codec-type", "codec for a type that does not exist", F, None, exc, {"type": "nosuchtype"})
     exc = await _catch(lambda: admin.fetchval("SELECT 1", column=3))
-    case("fetchval-column", "fetchval column index out of range", F, None, exc)
+    case(
+        "fetchval-column",
+        "fetchval column index out of range",
+        F,
+        None,
+        exc,
+        {"query": "SELECT 1", "column": 3},
+    )
     # state of the session and of other transactions
     tr = admin.transaction()
     await tr.start()
     await _catch(lambda: admin.execute("SELECT nosuchfn(1)"))
     exc = await _catch(lambda: admin.execute("SELECT 1"))
-    case("in-failed-transaction", "statement after an error in the same transaction (25P02)", A, None, exc)
+    case(
+        "in-failed-transaction",
+        "statement after an error in the same transaction (25P02)",
+        A,
+        None,
+        exc,
+        {"query": "SELECT 1"},
+    )
     await tr.rollback()
     conn = await connect()
     await conn.execute("SET statement_timeout = '100ms'")
     exc = await _catch(lambda: conn.execute("SELECT pg_sleep(2)"))
-    case("statement-timeout", "the statement's own timeout (57014)", A, None, exc)
+    case(
+        "statement-timeout",
+        "the statement's own timeout (57014)",
+        A,
+        None,
+        exc,
+        {"query": "SELECT pg_sleep(2)"},
+    )
     await conn.execute("SET statement_timeout = 0; SET temp_file_limit = '64kB'; SET work_mem = '64kB'")
-    exc = await _catch(lambda: conn.fetch("SELECT g FROM generate_series(1, 200000) g ORDER BY md5(g::text)"))
-    case("temp-file-limit", "temp_file_limit exceeded (53400)", U, None, exc)
+    big = "SELECT g FROM generate_series(1, 200000) g ORDER BY md5(g::text)"
+    exc = await _catch(lambda: conn.fetch(big))
+    case("temp-file-limit", "temp_file_limit exceeded (53400)", U, None, exc, {"query": big})
     exc = await _catch(lambda: conn.execute("SELECT pg_sleep(2)", timeout=0.2))
-    case("client-timeout", "the client's own command timeout", T, UO, exc)
+    case("client-timeout", "the client's own command timeout", T, UO, exc, {"query": "SELECT pg_sleep(2)"})
     tr = conn.transaction(readonly=True)
     await tr.start()
     exc = await _catch(lambda: conn.execute("DELETE FROM members"))
-    case("read-only", "read-only transaction (25006)", U, None, exc)
+    case("read-only", "read-only transaction (25006)", U, None, exc, {"query": "DELETE FROM members"})
     await tr.rollback()
     busy = asyncio.ensure_future(conn.execute("SELECT pg_sleep(0.3)"))
     await asyncio.sleep(0.05)
     exc = await _catch(lambda: conn.execute("SELECT 1"))
-    case("operation-in-progress", "connection already running another query", A, None, exc)
+    case(
+        "operation-in-progress",
+        "connection already running another query",
+        A,
+        None,
+        exc,
+        {"query": "SELECT 1"},
+    )
     await busy
     await conn.close()
     exc = await _catch(lambda: conn.execute("SELECT 1"))
-    case("closed", "connection already closed", A, None, exc)
+    case("closed", "connection already closed", A, None, exc, {"query": "SELECT 1"})
     reader = await connect(user="reader")
     exc = await _catch(lambda: reader.execute("DELETE FROM members"))
-    case("privilege", "insufficient privilege (42501)", U, None, exc)
+    case("privilege", "insufficient privilege (42501)", U, None, exc, {"query": "DELETE FROM members"})
     exc = await _catch(lambda: reader.execute("CREATE ROLE newrole"))
-    case("create-role-denied", "permission denied to create a role (42501)", U, None, exc)
+    case(
+        "create-role-denied",
+        "permission denied to create a role (42501)",
+        U,
+        None,
+        exc,
+        {"query": "CREATE ROLE newrole"},
+    )
     await reader.close()
     # concurrency
     a, b = await connect(), await connect()
@@ -227,7 +295,10 @@ async def _cases(ctx: Any, port: int, out: list[Case]) -> None:
     await a.execute("UPDATE members SET age = age + 1 WHERE id = 1")
     await b.execute("UPDATE members SET age = age + 1 WHERE id = 2")
     await ta.commit()
-    case("serialization", "serialization failure (40001)", T, NE, await _catch(tb.commit))
+    # the call that fails is the model's COMMIT of its transaction
+    case(
+        "serialization", "serialization failure (40001)", T, NE, await _catch(tb.commit), {"query": "COMMIT"}
+    )
     ta, tb = a.transaction(isolation="repeatable_read"), b.transaction(isolation="repeatable_read")
     await ta.start()
     await tb.start()
@@ -235,32 +306,38 @@ async def _cases(ctx: Any, port: int, out: list[Case]) -> None:
         await c.fetch("SELECT age FROM members WHERE id = 1")
     await a.execute("UPDATE members SET age = 50 WHERE id = 1")
     await ta.commit()
-    exc = await _catch(lambda: b.execute("UPDATE members SET age = 51 WHERE id = 1"))
-    case("concurrent-update", "row changed by a concurrent transaction (40001)", T, NE, exc)
+    update = "UPDATE members SET age = 51 WHERE id = 1"
+    exc = await _catch(lambda: b.execute(update))
+    case(
+        "concurrent-update", "row changed by a concurrent transaction (40001)", T, NE, exc, {"query": update}
+    )
     await tb.rollback()
     ta, tb = a.transaction(), b.transaction()
     await ta.start()
     await tb.start()
     await a.execute("UPDATE members SET age = 1 WHERE id = 1")
     await b.execute("UPDATE members SET age = 2 WHERE id = 2")
-    first = asyncio.ensure_future(a.execute("UPDATE members SET age = 3 WHERE id = 2"))
+    updates = ["UPDATE members SET age = 3 WHERE id = 2", "UPDATE members SET age = 3 WHERE id = 1"]
+    first = asyncio.ensure_future(a.execute(updates[0]))
     await asyncio.sleep(0.5)  # a waits first: its deadlock_timeout ends first, a gets the error
-    second = asyncio.ensure_future(b.execute("UPDATE members SET age = 3 WHERE id = 1"))
+    second = asyncio.ensure_future(b.execute(updates[1]))
     results = await asyncio.gather(first, second, return_exceptions=True)
-    errors = [r for r in results if isinstance(r, BaseException)]
-    case("deadlock", "deadlock detected (40P01)", T, NE, errors[0])
+    errors = [(r, sql) for r, sql in zip(results, updates, strict=True) if isinstance(r, BaseException)]
+    case("deadlock", "deadlock detected (40P01)", T, NE, errors[0][0], {"query": errors[0][1]})
     await ta.rollback()
     await tb.rollback()
     ta = a.transaction()
     await ta.start()
     await a.execute("SELECT * FROM members WHERE id = 1 FOR UPDATE")
-    exc = await _catch(lambda: b.execute("SELECT * FROM members WHERE id = 1 FOR UPDATE NOWAIT"))
-    case("nowait", "row locked by another transaction, NOWAIT (55P03)", T, NE, exc)
+    nowait = "SELECT * FROM members WHERE id = 1 FOR UPDATE NOWAIT"
+    exc = await _catch(lambda: b.execute(nowait))
+    case("nowait", "row locked by another transaction, NOWAIT (55P03)", T, NE, exc, {"query": nowait})
     tb = b.transaction()
     await tb.start()
     await b.execute("SET LOCAL lock_timeout = '100ms'")
-    exc = await _catch(lambda: b.execute("LOCK TABLE members IN ACCESS EXCLUSIVE MODE"))
-    case("lock-timeout", "lock timeout (55P03)", T, NE, exc)
+    lock = "LOCK TABLE members IN ACCESS EXCLUSIVE MODE"
+    exc = await _catch(lambda: b.execute(lock))
+    case("lock-timeout", "lock timeout (55P03)", T, NE, exc, {"query": lock})
     await tb.rollback()
     await ta.rollback()
     await a.close()
@@ -268,17 +345,16 @@ async def _cases(ctx: Any, port: int, out: list[Case]) -> None:
     # a session the server ends while its statement runs
     killed = await connect()
     pid = await killed.fetchval("SELECT pg_backend_pid()")
-    running = asyncio.ensure_future(
-        killed.execute("UPDATE members SET age = age + 1, email = email WHERE pg_sleep(2) IS NOT NULL")
-    )
+    slow = "UPDATE members SET age = age + 1, email = email WHERE pg_sleep(2) IS NOT NULL"
+    running = asyncio.ensure_future(killed.execute(slow))
     await asyncio.sleep(0.3)
     await admin.execute(f"SELECT pg_terminate_backend({pid})")
     exc = await _catch(lambda: running)
-    case("terminated", "session terminated during a statement (57P01)", T, UO, exc)
+    case("terminated", "session terminated during a statement (57P01)", T, UO, exc, {"query": slow})
     # connection slots
     held = [await connect(user="limited")]
     exc = await _catch(lambda: connect(user="limited"))
-    case("role-connection-limit", "too many connections for the role (53300)", T, NE, exc)
+    case("role-connection-limit", "too many connections for the role (53300)", T, NE, exc, plain)
     for c in held:
         await c.close()
     held = []
@@ -290,7 +366,7 @@ async def _cases(ctx: Any, port: int, out: list[Case]) -> None:
             exc = e
             break
     assert exc is not None
-    case("too-many-clients", "server connection slots exhausted (53300)", T, NE, exc)
+    case("too-many-clients", "server connection slots exhausted (53300)", T, NE, exc, plain)
     for c in held:
         await c.close()
     for _ in range(100):  # until the server has seen them close (a slot is free again)
@@ -306,28 +382,33 @@ async def _cases(ctx: Any, port: int, out: list[Case]) -> None:
         U,
         None,
         await _catch(lambda: connect(database="nosuchdb")),
+        plain,
     )
-    case("no-role", "role does not exist (28000)", U, None, await _catch(lambda: connect(user="nosuchuser")))
+    exc = await _catch(lambda: connect(user="nosuchuser"))
+    case("no-role", "role does not exist (28000)", U, None, exc, plain)
     exc = await _catch(lambda: connect(user="pwuser", password="wrong"))
-    case("wrong-password", "password authentication failed (28P01)", U, None, exc)
-    case(
-        "no-password", "password required, none given", U, None, await _catch(lambda: connect(user="pwuser"))
-    )
-    case("hba-reject", "pg_hba.conf rejects the role", U, None, await _catch(lambda: connect(user="blocked")))
+    case("wrong-password", "password authentication failed (28P01)", U, None, exc, plain)
+    exc = await _catch(lambda: connect(user="pwuser"))
+    case("no-password", "password required, none given", U, None, exc, plain)
+    exc = await _catch(lambda: connect(user="blocked"))
+    case("hba-reject", "pg_hba.conf rejects the role", U, None, exc, plain)
     case(
         "nologin",
         "role not permitted to log in (28000)",
         U,
         None,
         await _catch(lambda: connect(user="nologin")),
+        plain,
     )
     exc = await _catch(lambda: connect(ssl="require"))
-    case("ssl-rejected", "server does not support SSL", U, None, exc)
-    case("refused", "connection refused", T, NE, await _catch(lambda: connect(port=ctx.dead)))
+    case("ssl-rejected", "server does not support SSL", U, None, exc, plain)
+    case("refused", "connection refused", T, NE, await _catch(lambda: connect(port=ctx.dead)), plain)
     exc = await _catch(lambda: asyncpg.connect(host="db.nonexistent.invalid", user="postgres", timeout=3))
-    case("dns", "DNS name does not resolve", T, NE, exc)
-    exc = await _catch(lambda: asyncpg.connect("mysql://127.0.0.1/postgres", timeout=3))
-    case("bad-dsn", "DSN with a scheme that is not postgres", F, None, exc)
+    case("dns", "DNS name does not resolve", T, NE, exc, plain)
+    # a DSN the model wrote in its arguments
+    dsn = "mysql://127.0.0.1/postgres"
+    exc = await _catch(lambda: asyncpg.connect(dsn, timeout=3))
+    case("bad-dsn", "DSN with a scheme that is not postgres", F, None, exc, {"dsn": dsn, **plain})
 
     def silent(sock: Any) -> None:
         time.sleep(1.5)
@@ -337,7 +418,7 @@ async def _cases(ctx: Any, port: int, out: list[Case]) -> None:
         exc = await _catch(
             lambda: asyncpg.connect(host="127.0.0.1", port=sport, user="postgres", timeout=0.3)
         )
-        case("connect-timeout", "server accepts but never answers the startup", T, NE, exc)
+        case("connect-timeout", "server accepts but never answers the startup", T, NE, exc, plain)
     # a server shutting down (smart mode waits for the open session)
     search = os.pathsep.join([os.environ.get("PATH", ""), *sorted(glob.glob("/usr/lib/postgresql/*/bin"))])
     pg_ctl = shutil.which("pg_ctl", path=search)
@@ -352,5 +433,5 @@ async def _cases(ctx: Any, port: int, out: list[Case]) -> None:
         if isinstance(exc, asyncpg.CannotConnectNowError):
             break
         await asyncio.sleep(0.05)
-    case("shutting-down", "the database system is shutting down (57P03)", T, NE, exc)
+    case("shutting-down", "the database system is shutting down (57P03)", T, NE, exc, plain)
     await admin.close()

@@ -459,31 +459,53 @@ _SCENARIOS: list[tuple[str, str, Reply, str, str | None, str]] = [
     ),
 ]
 
-_CALLS: dict[str, tuple[str, Any]] = {
-    "create_container": ("create_container", lambda s: s.create_container("reports-2026")),
-    "delete_container": ("delete_container", lambda s: s.delete_container("reports-2026")),
+
+def _blob(name: str = "q3/summary.csv", **more: Any) -> dict[str, Any]:
+    """The arguments the model wrote naming a blob of its container (and more of the call's)."""
+    return {"container": "reports-2026", "blob": name, **more}
+
+
+_UPLOAD = _blob(data="region,total\n", overwrite=False)
+
+# call -> (tool, the model's arguments, the call); the account URL and key are the tool's
+_CALLS: dict[str, tuple[str, dict[str, Any], Any]] = {
+    "create_container": (
+        "create_container",
+        {"container": "reports-2026"},
+        lambda s: s.create_container("reports-2026"),
+    ),
+    "delete_container": (
+        "delete_container",
+        {"container": "reports-2026"},
+        lambda s: s.delete_container("reports-2026"),
+    ),
     "list_blobs": (
         "list_blobs",
+        {"container": "reports-2026", "prefix": "q3/"},
         lambda s: list(s.get_container_client("reports-2026").list_blobs(name_starts_with="q3/")),
     ),
     "upload": (
         "upload_blob",
+        _UPLOAD,
         lambda s: s.get_blob_client("reports-2026", "q3/summary.csv").upload_blob(
             b"region,total\n", overwrite=False
         ),
     ),
     "upload_if_match": (
         "upload_blob",
+        _blob(data="region,total\n", overwrite=True, etag='"0x8DCF1A2B3C4D5E6"'),
         lambda s: s.get_blob_client("reports-2026", "q3/summary.csv").upload_blob(
             b"region,total\n", overwrite=True, etag='"0x8DCF1A2B3C4D5E6"', match_condition=_match()
         ),
     ),
     "download": (
         "download_blob",
+        _blob(),
         lambda s: s.get_blob_client("reports-2026", "q3/summary.csv").download_blob().readall(),
     ),
     "download_range": (
         "download_blob",
+        _blob(offset=4096, length=512),
         lambda s: (
             s.get_blob_client("reports-2026", "q3/summary.csv")
             .download_blob(offset=4096, length=512)
@@ -492,36 +514,44 @@ _CALLS: dict[str, tuple[str, Any]] = {
     ),
     "properties": (
         "get_blob_properties",
+        _blob(),
         lambda s: s.get_blob_client("reports-2026", "q3/summary.csv").get_blob_properties(),
     ),
     "delete_blob": (
         "delete_blob",
+        _blob(),
         lambda s: s.get_blob_client("reports-2026", "q3/summary.csv").delete_blob(),
     ),
     "set_tier": (
         "set_blob_tier",
+        _blob(tier="Cool"),
         lambda s: s.get_blob_client("reports-2026", "q3/summary.csv").set_standard_blob_tier("Cool"),
     ),
     "set_metadata": (
         "set_blob_metadata",
+        _blob(metadata={"owner": "finance"}),
         lambda s: s.get_blob_client("reports-2026", "q3/summary.csv").set_blob_metadata({"owner": "finance"}),
     ),
     "commit_blocks": (
         "commit_block_list",
+        _blob("q3/big.bin", block_ids=["YmxvY2stMDAwMQ==", "YmxvY2stMDAwMg=="]),
         lambda s: s.get_blob_client("reports-2026", "q3/big.bin").commit_block_list(
             ["YmxvY2stMDAwMQ==", "YmxvY2stMDAwMg=="]
         ),
     ),
     "stage_block": (
         "stage_block",
+        _blob("q3/big.bin", block_id="YmxvY2stMDAwMQ==", data="chunk"),
         lambda s: s.get_blob_client("reports-2026", "q3/big.bin").stage_block("YmxvY2stMDAwMQ==", b"chunk"),
     ),
     "append": (
         "append_block",
+        _blob("q3/log.txt", data="line\n"),
         lambda s: s.get_blob_client("reports-2026", "q3/log.txt").append_block(b"line\n"),
     ),
     "acquire_lease": (
         "acquire_lease",
+        _blob(lease_duration=60),
         lambda s: s.get_blob_client("reports-2026", "q3/summary.csv").acquire_lease(lease_duration=60),
     ),
 }
@@ -545,42 +575,53 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
         )
 
     def case(
-        cid: str, cause: str, kind: str, outcome: str | None, exc: BaseException, tool: str
+        cid: str,
+        cause: str,
+        kind: str,
+        outcome: str | None,
+        exc: BaseException,
+        tool: str,
+        args: dict[str, Any],
     ) -> generate.Case:
-        return generate.Case(f"azure-blob-{cid}", LIBRARY, cause, kind, outcome, exc, tool)
+        return generate.Case(f"azure-blob-{cid}", LIBRARY, cause, kind, outcome, exc, tool, arguments=args)
 
     with _saas.service(ctx, "AZUREBLOBPORT", "Windows-Azure-Blob/1.0 Microsoft-HTTPAPI/2.0") as svc:
         c = client(svc.base)
         for key, call, reply, kind, outcome, cause in _SCENARIOS:
-            tool, fn = _CALLS[call]
+            tool, args, fn = _CALLS[call]
             svc.reply(reply)
-            yield case(key, cause, kind, outcome, _saas.catch(lambda: fn(c)), tool)
+            yield case(key, cause, kind, outcome, _saas.catch(lambda: fn(c)), tool, args)
 
         # the SDK's own checks of the call's arguments (nothing is sent)
         blob = c.get_blob_client("reports-2026", "q3/summary.csv")
-        local: list[tuple[str, str, str, Any]] = [
+        blob_url = f"{svc.base}/{_ACCOUNT}"
+        local: list[tuple[str, str, str, dict[str, Any], Any]] = [
             (
                 "length_without_offset",
                 "download range: length without offset",
                 "download_blob",
+                _blob(length=512),
                 lambda: blob.download_blob(length=512),
             ),
             (
                 "upload_int",
                 "upload data of an unsupported type (int)",
                 "upload_blob",
+                _blob(data=12345),
                 lambda: blob.upload_blob(12345),
             ),
             (
                 "upload_bad_type",
                 "unsupported blob type",
                 "upload_blob",
+                _blob(data="x", blob_type="ZipBlob"),
                 lambda: blob.upload_blob(b"x", blob_type="ZipBlob"),
             ),
             (
                 "page_not_aligned",
                 "page range not aligned to 512 bytes",
                 "upload_page",
+                _blob("disk.vhd", data="x" * 100, offset=0, length=100),
                 lambda: c.get_blob_client("reports-2026", "disk.vhd").upload_page(
                     b"x" * 100, offset=0, length=100
                 ),
@@ -589,27 +630,35 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
                 "blob_url_no_name",
                 "blob URL without container and blob name",
                 "open_blob_url",
-                lambda: BlobClient.from_blob_url(f"{svc.base}/{_ACCOUNT}"),
+                {"blob_url": blob_url},
+                lambda: BlobClient.from_blob_url(blob_url),
             ),
-            ("account_url_none", "account URL not a string", "open_account", lambda: BlobServiceClient(None)),  # type: ignore[arg-type]
+            (
+                "account_url_none",
+                "account URL not a string",
+                "open_account",
+                {"account_url": None},
+                lambda: BlobServiceClient(None),  # type: ignore[arg-type]
+            ),
             (
                 "delete_snapshot_conflict",
                 "delete_snapshots given with a specific snapshot",
                 "delete_blob",
+                _blob(snapshot="2026-11-30T00:00:00.0000000Z", delete_snapshots="include"),
                 lambda: c.get_blob_client(
                     "reports-2026", "q3/summary.csv", snapshot="2026-11-30T00:00:00.0000000Z"
                 ).delete_blob(delete_snapshots="include"),
             ),
         ]
-        for key, cause, tool, fn in local:
-            yield case(key, cause, F, None, _saas.catch(fn), tool)
+        for key, cause, tool, args, fn in local:
+            yield case(key, cause, F, None, _saas.catch(fn), tool, args)
 
-        tool, fn = _CALLS["upload"]
+        tool, args, fn = _CALLS["upload"]
         for key, kind, outcome, cause in _saas.TRANSPORT:
             svc.reply(key)
             base = {"refused": _saas.dead_base(ctx), "dns": _saas.DNS_BASE}.get(key, svc.base)
             cb = client(base)
-            yield case(key, cause, kind, outcome, _saas.catch(lambda: fn(cb)), tool)
+            yield case(key, cause, kind, outcome, _saas.catch(lambda: fn(cb)), tool, args)
         retrying = client(
             _saas.dead_base(ctx), retry_policy=LinearRetry(backoff=0, retry_total=1, random_jitter_range=0)
         )
@@ -620,6 +669,7 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
             NE,
             _saas.catch(lambda: fn(retrying)),
             tool,
+            args,
         )
 
         async def run_async() -> list[generate.Case]:
@@ -649,7 +699,7 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
                     await upload(aclient(svc.base))
                     raise AssertionError("raised nothing")
                 except Exception as exc:
-                    out.append(case(f"async-{key}", cause, kind, outcome, exc, "upload_blob"))
+                    out.append(case(f"async-{key}", cause, kind, outcome, exc, "upload_blob", _UPLOAD))
             for key, kind, outcome, cause in _saas.TRANSPORT:
                 svc.reply(key)
                 base = {"refused": _saas.dead_base(ctx), "dns": _saas.DNS_BASE}.get(key, svc.base)
@@ -657,7 +707,7 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
                     await upload(aclient(base))
                     raise AssertionError("raised nothing")
                 except Exception as exc:
-                    out.append(case(f"async-{key}", cause, kind, outcome, exc, "upload_blob"))
+                    out.append(case(f"async-{key}", cause, kind, outcome, exc, "upload_blob", _UPLOAD))
             return out
 
         yield from asyncio.run(run_async())

@@ -616,6 +616,23 @@ _SCENARIOS: list[tuple[str, str, Reply, str, str | None, str]] = [
 ]
 
 
+_OBJ = {"bucket": _B, "key": "2026/q3.csv"}
+_PUT = {**_OBJ, "body": "a,b\n1,2\n"}
+_INVOKE = {"function_name": "resize-image", "payload": '{"key": "a.png"}'}
+_EMAIL = {"from": "noreply@acme.example", "to": ["jane@example.com"], "subject": "Hi", "body": "Hello"}
+
+# What the service's answer says the model sent (the stand-in does not read the request,
+# nor does the exception show it): the arguments of those calls.
+_SENT: dict[str, dict[str, Any]] = {
+    "s3_invalid_bucket_name": {"bucket": "Acme_Reports"},
+    "s3_invalid_argument": {**_PUT, "server_side_encryption": "aws:kmss"},
+    "s3_key_too_long": {**_PUT, "key": "2026/" + "x" * 1091 + ".csv"},  # 1,100 bytes
+    "lambda_invalid_param": {**_INVOKE, "payload": "open a.png"},
+    "ses_bad_request": {**_EMAIL, "to": ["jane"]},
+    "ses_not_found": {**_EMAIL, "configuration_set": "marketing"},
+}
+
+
 def cases(ctx: Any) -> Iterator[generate.Case]:
     import boto3
     from botocore.config import Config
@@ -636,23 +653,34 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
         }
         return {name: boto3.client(name, **kw) for name in ("s3", "lambda", "sesv2")}
 
-    calls: dict[str, tuple[str, Any]] = {
-        "get_object": ("read_object", lambda c: c["s3"].get_object(Bucket=_B, Key="2026/q3.csv")),
+    # call -> (tool, the model's arguments, the call); the endpoint, region and keys are the
+    # tool's configuration
+    calls: dict[str, tuple[str, dict[str, Any], Any]] = {
+        "get_object": ("read_object", _OBJ, lambda c: c["s3"].get_object(Bucket=_B, Key="2026/q3.csv")),
         "get_object_range": (
             "read_object",
+            {**_OBJ, "range": "bytes=900-999"},
             lambda c: c["s3"].get_object(Bucket=_B, Key="2026/q3.csv", Range="bytes=900-999"),
         ),
-        "head_object": ("stat_object", lambda c: c["s3"].head_object(Bucket=_B, Key="2026/q3.csv")),
+        "head_object": ("stat_object", _OBJ, lambda c: c["s3"].head_object(Bucket=_B, Key="2026/q3.csv")),
         "put_object": (
             "write_object",
+            _PUT,
             lambda c: c["s3"].put_object(Bucket=_B, Key="2026/q3.csv", Body=b"a,b\n1,2\n"),
         ),
         "put_object_if": (
             "write_object",
+            {**_OBJ, "body": "a,b\n", "if_none_match": "*"},
             lambda c: c["s3"].put_object(Bucket=_B, Key="2026/q3.csv", Body=b"a,b\n", IfNoneMatch="*"),
         ),
         "complete_upload": (
             "finish_upload",
+            {
+                "bucket": _B,
+                "key": "big.bin",
+                "upload_id": "VXBsb2FkIElE",
+                "parts": [{"ETag": '"a1b2"', "PartNumber": 1}],
+            },
             lambda c: c["s3"].complete_multipart_upload(
                 Bucket=_B,
                 Key="big.bin",
@@ -660,9 +688,24 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
                 MultipartUpload={"Parts": [{"ETag": '"a1b2"', "PartNumber": 1}]},
             ),
         ),
-        "get_lifecycle": ("get_lifecycle", lambda c: c["s3"].get_bucket_lifecycle_configuration(Bucket=_B)),
+        "get_lifecycle": (
+            "get_lifecycle",
+            {"bucket": _B},
+            lambda c: c["s3"].get_bucket_lifecycle_configuration(Bucket=_B),
+        ),
         "put_lifecycle": (
             "set_lifecycle",
+            {
+                "bucket": _B,
+                "rules": [
+                    {
+                        "ID": "expire",
+                        "Status": "Enabled",
+                        "Filter": {"Prefix": "tmp/"},
+                        "Expiration": {"Days": 7},
+                    }
+                ],
+            },
             lambda c: c["s3"].put_bucket_lifecycle_configuration(
                 Bucket=_B,
                 LifecycleConfiguration={
@@ -677,21 +720,28 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
                 },
             ),
         ),
-        "create_bucket": ("create_bucket", lambda c: c["s3"].create_bucket(Bucket=_B)),
-        "delete_bucket": ("delete_bucket", lambda c: c["s3"].delete_bucket(Bucket=_B)),
-        "list_objects": ("list_objects", lambda c: c["s3"].list_objects_v2(Bucket=_B, Prefix="2026/")),
+        "create_bucket": ("create_bucket", {"bucket": _B}, lambda c: c["s3"].create_bucket(Bucket=_B)),
+        "delete_bucket": ("delete_bucket", {"bucket": _B}, lambda c: c["s3"].delete_bucket(Bucket=_B)),
+        "list_objects": (
+            "list_objects",
+            {"bucket": _B, "prefix": "2026/"},
+            lambda c: c["s3"].list_objects_v2(Bucket=_B, Prefix="2026/"),
+        ),
         "invoke": (
             "invoke_function",
+            _INVOKE,
             lambda c: c["lambda"].invoke(FunctionName="resize-image", Payload=b'{"key": "a.png"}'),
         ),
         "update_code": (
             "deploy_function",
+            {"function_name": "resize-image", "s3_bucket": _B, "s3_key": "build/resize.zip"},
             lambda c: c["lambda"].update_function_code(
                 FunctionName="resize-image", S3Bucket=_B, S3Key="build/resize.zip"
             ),
         ),
         "send_email": (
             "send_email",
+            _EMAIL,
             lambda c: c["sesv2"].send_email(
                 FromEmailAddress="noreply@acme.example",
                 Destination={"ToAddresses": ["jane@example.com"]},
@@ -701,36 +751,41 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
     }
 
     def case(
-        cid: str, cause: str, kind: str, outcome: str | None, exc: BaseException, tool: str
+        cid: str,
+        cause: str,
+        kind: str,
+        outcome: str | None,
+        exc: BaseException,
+        tool: str,
+        args: dict[str, Any],
     ) -> generate.Case:
-        return generate.Case(f"boto3-{cid}", LIBRARY, cause, kind, outcome, exc, tool)
+        return generate.Case(f"boto3-{cid}", LIBRARY, cause, kind, outcome, exc, tool, arguments=args)
 
     with _saas.service(ctx, "AWSPORT", "AmazonS3") as svc:
         c = clients(svc.base)
         for key, call, reply, kind, outcome, cause in _SCENARIOS:
-            tool, fn = calls[call]
+            tool, args, fn = calls[call]
             svc.reply(reply)
             try:
                 exc = _saas.catch(lambda: fn(c))
             except AssertionError:
                 raise AssertionError(key) from None
-            yield case(key, cause, kind, outcome, exc, tool)
+            yield case(key, cause, kind, outcome, exc, tool, _SENT.get(key, args))
         for service, call in (("s3", "get_object"), ("lambda", "invoke")):
-            tool, fn = calls[call]
+            tool, args, fn = calls[call]
             for key, kind, outcome, cause in _saas.TRANSPORT:
                 svc.reply(key)
                 base = {"refused": _saas.dead_base(ctx), "dns": "https://aws.unreachable-host.invalid"}.get(
                     key, svc.base
                 )
                 cb = clients(base)
-                yield case(f"{service}-{key}", cause, kind, outcome, _saas.catch(lambda: fn(cb)), tool)
+                yield case(f"{service}-{key}", cause, kind, outcome, _saas.catch(lambda: fn(cb)), tool, args)
         # botocore's own retry (standard mode, 2 attempts) of S3's SlowDown
         svc.reply(_s3(503, "SlowDown", "Please reduce your request rate."))
         retrying = clients(svc.base, attempts=2)
-        exc = _saas.catch(lambda: calls["put_object"][1](retrying))
-        yield case(
-            "s3_slow_down-retried", "request rate too high (after retries)", T, NE, exc, "write_object"
-        )
+        exc = _saas.catch(lambda: calls["put_object"][2](retrying))
+        cause = "request rate too high (after retries)"
+        yield case("s3_slow_down-retried", cause, T, NE, exc, "write_object", _PUT)
         # botocore's own parameter validation (nothing sent)
         exc = _saas.catch(lambda: c["s3"].get_object(Bucket=_B))
         yield case(
@@ -740,6 +795,7 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
             None,
             exc,
             "read_object",
+            {"bucket": _B},
         )
         exc = _saas.catch(lambda: c["lambda"].invoke(FunctionName=["resize-image"]))
         yield case(
@@ -749,4 +805,5 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
             None,
             exc,
             "invoke_function",
+            {"function_name": ["resize-image"]},
         )

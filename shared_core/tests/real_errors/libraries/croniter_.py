@@ -32,6 +32,7 @@ LIBRARY = "croniter"
 REQUIRES = ["croniter>=7,<8"]
 
 BASE = datetime(2024, 1, 1)
+START = BASE.isoformat()  # the start time as the model wrote it
 
 # (name, the expression an LLM wrote)
 MODEL_EXPRESSIONS: list[tuple[str, str]] = [
@@ -71,20 +72,51 @@ MODEL_EXPRESSIONS: list[tuple[str, str]] = [
 ]
 
 
-def model_calls() -> list[tuple[str, Callable[[], Any]]]:
+def model_calls() -> list[tuple[str, dict[str, Any], Callable[[], Any]]]:
+    """(name, the model's arguments, the call) of each bad argument."""
     from croniter import croniter, croniter_range
 
-    calls: list[tuple[str, Callable[[], Any]]] = []
-    calls += [(name, lambda text=text: croniter(text, BASE)) for name, text in MODEL_EXPRESSIONS]
+    calls: list[tuple[str, dict[str, Any], Callable[[], Any]]] = [
+        (name, {"expression": text, "start": START}, lambda text=text: croniter(text, BASE))
+        for name, text in MODEL_EXPRESSIONS
+    ]
     calls += [
-        ("never-feb-30", lambda: croniter("0 0 30 2 *", BASE).get_next(datetime)),
-        ("never-apr-31", lambda: croniter("0 0 31 4 *", BASE).get_next(datetime)),
-        ("expression-list", lambda: croniter(["0", "0", "*", "*", "*"], BASE)),
-        ("expression-null", lambda: croniter(None, BASE)),
-        ("hash-id-number", lambda: croniter("H * * * *", BASE, hash_id=5)),
-        ("range-mixed-types", lambda: list(croniter_range(BASE, 5, "* * * * *"))),
-        ("start-year-9999", lambda: croniter("* * * * *", datetime(9999, 12, 31, 23, 59)).get_next(datetime)),
-        ("start-epoch-huge", lambda: croniter("* * * * *", 1e20).get_next(datetime)),
+        (
+            "never-feb-30",
+            {"expression": "0 0 30 2 *", "start": START},
+            lambda: croniter("0 0 30 2 *", BASE).get_next(datetime),
+        ),
+        (
+            "never-apr-31",
+            {"expression": "0 0 31 4 *", "start": START},
+            lambda: croniter("0 0 31 4 *", BASE).get_next(datetime),
+        ),
+        (
+            "expression-list",
+            {"expression": ["0", "0", "*", "*", "*"], "start": START},
+            lambda: croniter(["0", "0", "*", "*", "*"], BASE),
+        ),
+        ("expression-null", {"expression": None, "start": START}, lambda: croniter(None, BASE)),
+        (
+            "hash-id-number",
+            {"expression": "H * * * *", "start": START, "hash_id": 5},
+            lambda: croniter("H * * * *", BASE, hash_id=5),
+        ),
+        (
+            "range-mixed-types",
+            {"expression": "* * * * *", "start": START, "end": 5},
+            lambda: list(croniter_range(BASE, 5, "* * * * *")),
+        ),
+        (
+            "start-year-9999",
+            {"expression": "* * * * *", "start": "9999-12-31T23:59:00"},
+            lambda: croniter("* * * * *", datetime(9999, 12, 31, 23, 59)).get_next(datetime),
+        ),
+        (
+            "start-epoch-huge",
+            {"expression": "* * * * *", "start": 1e20},
+            lambda: croniter("* * * * *", 1e20).get_next(datetime),
+        ),
     ]
     return calls
 
@@ -92,9 +124,9 @@ def model_calls() -> list[tuple[str, Callable[[], Any]]]:
 def cases(ctx: Context) -> Iterator[Case]:
     from croniter import croniter
 
-    for name, fn in model_calls():
+    for name, args, fn in model_calls():
         exc = _catch(fn)
-        yield Case(f"croniter-{name}", LIBRARY, f"cron argument ({name})", F, None, exc, "schedule_job")
+        yield Case(f"croniter-{name}", LIBRARY, f"cron argument ({name})", F, None, exc, "schedule_job", args)
 
     # crontab lines from disk: the tool reads them, the model did not write them
     crontab = ctx.tmp / "crontab"
@@ -112,10 +144,19 @@ def cases(ctx: Context) -> Iterator[Case]:
         None,
         _catch(read_crontab),
         "list_jobs",
+        {"path": str(crontab)},
     )
-    exc = _catch(lambda: croniter((ctx.tmp / "cron.d" / "nightly").read_text(), BASE))
+    nightly = ctx.tmp / "cron.d" / "nightly"
+    exc = _catch(lambda: croniter(nightly.read_text(), BASE))
     yield Case(
-        "croniter-crontab-file-missing", LIBRARY, "cron file does not exist", A, None, exc, "list_jobs"
+        "croniter-crontab-file-missing",
+        LIBRARY,
+        "cron file does not exist",
+        A,
+        None,
+        exc,
+        "list_jobs",
+        {"path": str(nightly)},
     )
 
     # a scheduler's job list (its own expression dialect) fetched from a service
@@ -135,10 +176,12 @@ def cases(ctx: Context) -> Iterator[Case]:
                 None,
                 exc,
                 "next_runs",
+                {"job": job},
             )
 
     # valid, rare schedules beyond the tool's search bound
     rare = lambda: croniter("0 0 29 2 1", BASE, day_or=False, max_years_between_matches=5)  # noqa: E731
+    rare_args: dict[str, Any] = {"expression": "0 0 29 2 1", "start": START, "day_or": False}
     yield Case(
         "croniter-search-bound-next",
         LIBRARY,
@@ -147,6 +190,7 @@ def cases(ctx: Context) -> Iterator[Case]:
         None,
         _catch(lambda: rare().get_next(datetime)),
         "next_runs",
+        rare_args,
     )
     yield Case(
         "croniter-search-bound-prev",
@@ -156,4 +200,5 @@ def cases(ctx: Context) -> Iterator[Case]:
         None,
         _catch(lambda: rare().get_prev(datetime)),
         "next_runs",
+        {**rare_args, "direction": "previous"},
     )

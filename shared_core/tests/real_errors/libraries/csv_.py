@@ -63,44 +63,88 @@ MODEL_FORMATS: list[tuple[str, dict[str, Any]]] = [
 def cases(ctx: Context) -> Iterator[Case]:
     for name, text, fmt in MODEL_READS:
         exc = _catch(lambda: _read(text, **fmt))
-        yield Case(f"csv-{name}", LIBRARY, f"CSV text from the arguments ({name})", F, None, exc, "parse_csv")
+        cause = f"CSV text from the arguments ({name})"
+        yield Case(f"csv-{name}", LIBRARY, cause, F, None, exc, "parse_csv", arguments={"text": text, **fmt})
     for name, fmt in MODEL_FORMATS:
-        exc = _catch(lambda: _read("a,b\n1,2\n", **fmt))
-        yield Case(
-            f"csv-{name}", LIBRARY, f"dialect option from the arguments ({name})", F, None, exc, "parse_csv"
-        )
-    writes: list[tuple[str, Any]] = [
-        ("dictwriter-extra-field", lambda: _dict_write(["name", "city"], [{"name": "a", "country": "FR"}])),
-        ("dictwriter-extrasaction-bad", lambda: _dict_write(["a"], [], extrasaction="skip")),
-        ("dictwriter-row-not-dict", lambda: _dict_write(["a", "b"], [["1", "2"]])),  # type: ignore[list-item]
-        ("writer-quote-none-needs-escape", lambda: _write([["a,b", "c"]], quoting=csv.QUOTE_NONE)),
-        ("writer-row-not-iterable", lambda: _write([3, 4])),
+        text = "a,b\n1,2\n"
+        exc = _catch(lambda: _read(text, **fmt))
+        cause = f"dialect option from the arguments ({name})"
+        yield Case(f"csv-{name}", LIBRARY, cause, F, None, exc, "parse_csv", arguments={"text": text, **fmt})
+    # (slug, the model's arguments, the call); csv.QUOTE_NONE is 3 in the arguments
+    writes: list[tuple[str, dict[str, Any], Any]] = [
+        (
+            "dictwriter-extra-field",
+            {"fieldnames": ["name", "city"], "rows": [{"name": "a", "country": "FR"}]},
+            lambda: _dict_write(["name", "city"], [{"name": "a", "country": "FR"}]),
+        ),
+        (
+            "dictwriter-extrasaction-bad",
+            {"fieldnames": ["a"], "rows": [], "extrasaction": "skip"},
+            lambda: _dict_write(["a"], [], extrasaction="skip"),
+        ),
+        (
+            "dictwriter-row-not-dict",
+            {"fieldnames": ["a", "b"], "rows": [["1", "2"]]},
+            lambda: _dict_write(["a", "b"], [["1", "2"]]),  # type: ignore[list-item]
+        ),
+        (
+            "writer-quote-none-needs-escape",
+            {"rows": [["a,b", "c"]], "quoting": csv.QUOTE_NONE},
+            lambda: _write([["a,b", "c"]], quoting=csv.QUOTE_NONE),
+        ),
+        ("writer-row-not-iterable", {"rows": [3, 4]}, lambda: _write([3, 4])),
         (
             "writer-quote-none-quotechar",
+            {"rows": [['say "hi"']], "quoting": csv.QUOTE_NONE, "escapechar": None},
             lambda: _write([['say "hi"']], quoting=csv.QUOTE_NONE, escapechar=None),
         ),
     ]
-    for name, fn in writes:
-        yield Case(
-            f"csv-{name}", LIBRARY, f"rows from the arguments ({name})", F, None, _catch(fn), "write_csv"
-        )
+    for name, args, fn in writes:
+        cause = f"rows from the arguments ({name})"
+        yield Case(f"csv-{name}", LIBRARY, cause, F, None, _catch(fn), "write_csv", arguments=args)
     exc = _catch(lambda: csv.Sniffer().sniff(""))
-    yield Case("csv-sniff-empty", LIBRARY, "empty sample to sniff", F, None, exc, "parse_csv")
+    yield Case(
+        "csv-sniff-empty", LIBRARY, "empty sample to sniff", F, None, exc, "parse_csv", arguments={"text": ""}
+    )
 
-    # files the tool read
-    exc = _catch(lambda: _read(open(ctx.tmp / "sales.csv").read()))  # noqa: SIM115
-    yield Case("csv-file-missing", LIBRARY, "file does not exist", A, None, exc, "read_csv")
+    # files the tool read: the arguments hold only the path
+    sales = ctx.tmp / "sales.csv"
+    exc = _catch(lambda: _read(open(sales).read()))  # noqa: SIM115
+    yield Case(
+        "csv-file-missing",
+        LIBRARY,
+        "file does not exist",
+        A,
+        None,
+        exc,
+        "read_csv",
+        arguments={"path": str(sales)},
+    )
     broken = ctx.tmp / "export.csv"
     broken.write_text('id,name\n1,"unterminated\n', encoding="utf-8")
     exc = _catch(lambda: list(csv.reader(broken.open(newline=""), strict=True)))
-    yield Case("csv-file-unterminated", LIBRARY, "file on disk ends inside a quote", A, None, exc, "read_csv")
+    cause = "file on disk ends inside a quote"
+    yield Case(
+        "csv-file-unterminated", LIBRARY, cause, A, None, exc, "read_csv", arguments={"path": str(broken)}
+    )
     latin = ctx.tmp / "legacy.csv"
     latin.write_bytes("id,city\n1,Z\u00fcrich\n".encode("latin-1"))
     exc = _catch(lambda: list(csv.reader(latin.open(encoding="utf-8", newline=""))))
-    yield Case("csv-file-latin1", LIBRARY, "file on disk not UTF-8", A, None, exc, "read_csv")
-
-    # the reader's field size limit
-    exc = _catch(lambda: _read("a,b\n1," + "x" * 200_000 + "\n"))
     yield Case(
-        "csv-field-limit", LIBRARY, "field larger than the field size limit", U, None, exc, "parse_csv"
+        "csv-file-latin1",
+        LIBRARY,
+        "file on disk not UTF-8",
+        A,
+        None,
+        exc,
+        "read_csv",
+        arguments={"path": str(latin)},
+    )
+
+    # the reader's field size limit: the text (200,006 chars) is stored as its first 200 chars
+    text = "a,b\n1," + "x" * 200_000 + "\n"
+    exc = _catch(lambda: _read(text))
+    cause = "field larger than the field size limit"
+    yield Case(
+        "csv-field-limit", LIBRARY, cause, U, None, exc, "parse_csv", arguments={"value": text[:200] + "..."}
     )

@@ -58,23 +58,42 @@ MODEL_RRULES: list[tuple[str, str]] = [
 ]
 
 
-def model_calls() -> list[tuple[str, Callable[[], Any]]]:
+def model_calls() -> list[tuple[str, dict[str, Any], Callable[[], Any]]]:
+    """``(name, the model's arguments, the call)`` of each case the model's values break."""
     from datetime import datetime
 
     from dateutil import parser, relativedelta, rrule
 
-    calls: list[tuple[str, Callable[[], Any]]] = []
+    calls: list[tuple[str, dict[str, Any], Callable[[], Any]]] = []
     for name, text in MODEL_DATES:
-        calls.append((name, lambda text=text: parser.parse(text)))
+        calls.append((name, {"when": text}, lambda text=text: parser.parse(text)))
     for name, text in MODEL_ISO:
-        calls.append((name, lambda text=text: parser.isoparse(text)))
-    for name, text in MODEL_RRULES:
-        calls.append((name, lambda text=text: rrule.rrulestr(text, dtstart=datetime(2024, 1, 1))))
+        calls.append((name, {"when": text}, lambda text=text: parser.isoparse(text)))
+    for name, text in MODEL_RRULES:  # the start is the tool's (dtstart)
+        calls.append(
+            (name, {"rrule": text}, lambda text=text: rrule.rrulestr(text, dtstart=datetime(2024, 1, 1)))
+        )
     calls += [
-        ("dayfirst-impossible", lambda: parser.parse("13/25/2024", dayfirst=True)),
-        ("relativedelta-fractional-months", lambda: relativedelta.relativedelta(months=1.5)),
-        ("relativedelta-unknown-field", lambda: relativedelta.relativedelta(fortnights=2)),
-        ("fuzzy-nothing", lambda: parser.parse("no date here at all", fuzzy=True)),
+        (
+            "dayfirst-impossible",
+            {"when": "13/25/2024", "dayfirst": True},
+            lambda: parser.parse("13/25/2024", dayfirst=True),
+        ),
+        (
+            "relativedelta-fractional-months",
+            {"months": 1.5},
+            lambda: relativedelta.relativedelta(months=1.5),
+        ),
+        (
+            "relativedelta-unknown-field",
+            {"fortnights": 2},
+            lambda: relativedelta.relativedelta(fortnights=2),
+        ),
+        (
+            "fuzzy-nothing",
+            {"when": "no date here at all"},
+            lambda: parser.parse("no date here at all", fuzzy=True),
+        ),
     ]
     return calls
 
@@ -82,13 +101,31 @@ def model_calls() -> list[tuple[str, Callable[[], Any]]]:
 def cases(ctx: Context) -> Iterator[Case]:
     from dateutil import rrule, tz
 
-    for name, fn in model_calls():
+    for name, arguments, fn in model_calls():
         exc = _catch(fn)
-        yield Case(f"dateutil-{name}", LIBRARY, f"date argument ({name})", F, None, exc, "schedule")
+        yield Case(
+            f"dateutil-{name}",
+            LIBRARY,
+            f"date argument ({name})",
+            F,
+            None,
+            exc,
+            "schedule",
+            arguments=arguments,
+        )
 
-    exc = _catch(lambda: rrule.rrulestr((ctx.tmp / "meeting.ics").read_text()))
+    # the model gave only the path; the rule is the file's
+    meeting = ctx.tmp / "meeting.ics"
+    exc = _catch(lambda: rrule.rrulestr(meeting.read_text()))
     yield Case(
-        "dateutil-file-missing", LIBRARY, "calendar file does not exist", A, None, exc, "read_calendar"
+        "dateutil-file-missing",
+        LIBRARY,
+        "calendar file does not exist",
+        A,
+        None,
+        exc,
+        "read_calendar",
+        arguments={"path": str(meeting)},
     )
     ics = ctx.tmp / "team.ics"
     ics.write_text("DTSTART:20240101T090000\nRRULE:FREQ=WEEKLY;BYDAY=XX\n")
@@ -101,6 +138,7 @@ def cases(ctx: Context) -> Iterator[Case]:
         None,
         exc,
         "read_calendar",
+        arguments={"path": str(ics)},
     )
     zone = ctx.tmp / "zone"
     zone.write_bytes(b"not a tzfile")
@@ -113,4 +151,5 @@ def cases(ctx: Context) -> Iterator[Case]:
         None,
         exc,
         "read_calendar",
+        arguments={"path": str(zone)},
     )

@@ -133,8 +133,14 @@ def cases(ctx: Any) -> Iterator[Case]:
     import dns.tsigkeyring
     import dns.zone
 
-    def case(cid: str, cause: str, kind: str, outcome: str | None, exc: BaseException) -> Case:
-        return Case(f"dns-{cid}", LIBRARY, cause, kind, outcome, exc, "dns_lookup")
+    def case(
+        cid: str, cause: str, kind: str, outcome: str | None, exc: BaseException, arguments: dict[str, Any]
+    ) -> Case:
+        return Case(f"dns-{cid}", LIBRARY, cause, kind, outcome, exc, "dns_lookup", arguments=arguments)
+
+    def lookup(name: str, rdtype: str) -> dict[str, Any]:
+        """The model's arguments: the name and the type (the nameserver is the tool's)."""
+        return {"name": name, "type": rdtype}
 
     with _server() as port:
         ctx.name_port(port, "DNSPORT")
@@ -168,40 +174,78 @@ def cases(ctx: Any) -> Iterator[Case]:
         for cid, name, rdtype, kind, outcome, cause in answers:
             lifetime = 0.3 if cid == "timeout" else 1.0
             exc = catch(lambda: _resolver(port, lifetime).resolve(name, rdtype))
-            yield case(cid, cause, kind, outcome, exc)
+            yield case(cid, cause, kind, outcome, exc, lookup(name, rdtype))
         searching = _resolver(port)
         searching.search = [dns.name.from_text("corp.example"), dns.name.from_text("nx.example")]
         exc = catch(lambda: searching.resolve("nx", "A", search=True))
-        yield case("search-nxdomain", "no name of the search list exists", A, None, exc)
+        yield case("search-nxdomain", "no name of the search list exists", A, None, exc, lookup("nx", "A"))
         yield case(
             "metaquery",
             "ANY query refused by the resolver",
             F,
             None,
             catch(lambda: r.resolve("example.com", "ANY")),
+            lookup("example.com", "ANY"),
         )
         exc = catch(lambda: r.resolve_address("192.0.2.1.5"))
-        yield case("bad-address", "reverse lookup of a malformed address", F, None, exc)
+        yield case(
+            "bad-address", "reverse lookup of a malformed address", F, None, exc, {"address": "192.0.2.1.5"}
+        )
         q = dns.message.make_query("silent.example.com", "A")
         exc = catch(lambda: dns.query.udp(q, "127.0.0.1", port=port, timeout=0.3))
-        yield case("query-timeout", "UDP query unanswered within the timeout", T, UO, exc)
+        yield case(
+            "query-timeout",
+            "UDP query unanswered within the timeout",
+            T,
+            UO,
+            exc,
+            lookup("silent.example.com", "A"),
+        )
         q = dns.message.make_query("garbage.example.com", "A")
         exc = catch(lambda: dns.query.udp(q, "127.0.0.1", port=port, timeout=1))
-        yield case("query-garbage", "malformed answer to a direct query", A, None, exc)
+        yield case(
+            "query-garbage",
+            "malformed answer to a direct query",
+            A,
+            None,
+            exc,
+            lookup("garbage.example.com", "A"),
+        )
         q = dns.message.make_query("truncated.example.com", "A")
         exc = catch(lambda: dns.query.udp(q, "127.0.0.1", port=port, timeout=1, raise_on_truncation=True))
-        yield case("query-truncated", "truncated UDP answer (raise_on_truncation)", A, None, exc)
+        yield case(
+            "query-truncated",
+            "truncated UDP answer (raise_on_truncation)",
+            A,
+            None,
+            exc,
+            lookup("truncated.example.com", "A"),
+        )
         exc = catch(
             lambda: dns.zone.from_xfr(dns.query.xfr("127.0.0.1", "example.com", port=port, timeout=1))
         )
-        yield case("axfr-refused", "zone transfer refused", U, None, exc)
+        yield case("axfr-refused", "zone transfer refused", U, None, exc, lookup("example.com", "AXFR"))
         exc = catch(
             lambda: dns.zone.from_xfr(dns.query.xfr("127.0.0.1", "notauthzone.example", port=port, timeout=1))
         )
-        yield case("axfr-notauth", "zone transfer: server not authoritative", U, None, exc)
+        yield case(
+            "axfr-notauth",
+            "zone transfer: server not authoritative",
+            U,
+            None,
+            exc,
+            lookup("notauthzone.example", "AXFR"),
+        )
         zone = dns.zone.Zone("example.com.")
         exc = catch(lambda: dns.query.inbound_xfr("127.0.0.1", zone, port=port, timeout=1))
-        yield case("inbound-xfr-refused", "inbound zone transfer refused", U, None, exc)
+        yield case(
+            "inbound-xfr-refused",
+            "inbound zone transfer refused",
+            U,
+            None,
+            exc,
+            lookup("example.com.", "AXFR"),
+        )
     dead = _resolver(ctx.dead, 0.5)
     yield case(
         "all-refused",
@@ -209,60 +253,98 @@ def cases(ctx: Any) -> Iterator[Case]:
         T,
         NE,
         catch(lambda: dead.resolve("example.com", "A")),
+        lookup("example.com", "A"),
     )
     q = dns.message.make_query("example.com", "A")
     exc = catch(lambda: dns.query.tcp(q, "127.0.0.1", port=ctx.dead, timeout=1))
-    yield case("tcp-refused", "TCP query: connection refused", T, NE, exc)
+    yield case("tcp-refused", "TCP query: connection refused", T, NE, exc, lookup("example.com", "A"))
     unconfigured = dns.resolver.Resolver(configure=False)
     exc = catch(lambda: unconfigured.resolve("example.com", "A"))
-    yield case("no-nameservers", "resolver without any nameserver", U, None, exc)
+    yield case("no-nameservers", "resolver without any nameserver", U, None, exc, lookup("example.com", "A"))
     exc = catch(lambda: dns.resolver.Resolver(filename=str(ctx.tmp / "no-resolv.conf")))
-    yield case("no-resolv-conf", "resolver configuration file missing", U, None, exc)
+    # the model's lookup never began: the tool's resolv.conf is missing
+    yield case(
+        "no-resolv-conf", "resolver configuration file missing", U, None, exc, lookup("example.com", "A")
+    )
     exc = catch(lambda: setattr(_resolver(ctx.dead), "nameservers", ["dns.example.com:53"]))
-    yield case("bad-nameserver", "nameserver is not an address", F, None, exc)
-    local: list[tuple[str, str, Any]] = [
-        ("empty-label", "name with an empty label", lambda: dns.name.from_text("www..example.com")),
-        ("label-too-long", "label longer than 63 octets", lambda: dns.name.from_text("a" * 64 + ".com")),
+    yield case(
+        "bad-nameserver",
+        "nameserver is not an address",
+        F,
+        None,
+        exc,
+        {**lookup("example.com", "A"), "nameservers": ["dns.example.com:53"]},
+    )
+    long_label = "a" * 64 + ".com"
+    long_name = ".".join(["abcdefghij"] * 30)
+    local: list[tuple[str, str, dict[str, Any], Any]] = [
+        (
+            "empty-label",
+            "name with an empty label",
+            {"name": "www..example.com"},
+            lambda: dns.name.from_text("www..example.com"),
+        ),
+        (
+            "label-too-long",
+            "label longer than 63 octets",
+            {"name": long_label},
+            lambda: dns.name.from_text(long_label),
+        ),
         (
             "name-too-long",
             "name longer than 255 octets",
-            lambda: dns.name.from_text(".".join(["abcdefghij"] * 30)),
+            {"name": long_name},
+            lambda: dns.name.from_text(long_name),
         ),
-        ("bad-escape", "bad escape in a name", lambda: dns.name.from_text("a\\9.example.com")),
-        ("unknown-type", "unknown record type", lambda: dns.rdatatype.from_text("AAAAA")),
+        (
+            "bad-escape",
+            "bad escape in a name",
+            {"name": "a\\9.example.com"},
+            lambda: dns.name.from_text("a\\9.example.com"),
+        ),
+        ("unknown-type", "unknown record type", {"type": "AAAAA"}, lambda: dns.rdatatype.from_text("AAAAA")),
         (
             "bad-a-rdata",
             "A record with an invalid address",
+            {"class": "IN", "type": "A", "data": "300.1.1.1"},
             lambda: dns.rdata.from_text("IN", "A", "300.1.1.1"),
         ),
         (
             "bad-mx-rdata",
             "MX record without a preference",
+            {"class": "IN", "type": "MX", "data": "mail.example.com."},
             lambda: dns.rdata.from_text("IN", "MX", "mail.example.com."),
         ),
         (
             "zone-no-soa",
             "zone without an SOA record",
+            {"zone": "@ 300 IN NS ns1\n", "origin": "example.com."},
             lambda: dns.zone.from_text("@ 300 IN NS ns1\n", origin="example.com."),
         ),
         (
             "zone-no-origin",
             "zone text without an origin",
+            {"zone": "www 300 IN A 192.0.2.1\n"},
             lambda: dns.zone.from_text("www 300 IN A 192.0.2.1\n"),
         ),
         (
             "zone-syntax",
             "zone line with an unknown type",
+            {"zone": "www 300 IN FROB x\n", "origin": "example.com."},
             lambda: dns.zone.from_text("www 300 IN FROB x\n", origin="example.com."),
         ),
-    ]
-    local += [
         (
             "txt-unterminated",
             "TXT record with an unterminated quote",
+            {"class": "IN", "type": "TXT", "data": '"abc'},
             lambda: dns.rdata.from_text("IN", "TXT", '"abc'),
         ),
-        ("tsig-secret", "TSIG secret not base64", lambda: dns.tsigkeyring.from_text({"key.": "not base64!"})),
+        (
+            "tsig-secret",
+            "TSIG secret not base64",
+            {"keyring": {"key.": "not base64!"}},
+            lambda: dns.tsigkeyring.from_text({"key.": "not base64!"}),
+        ),
     ]
-    for cid, cause, fn in local:
-        yield case(cid, cause, F, None, catch(fn))
+    for cid, cause, arguments, fn in local:
+        yield case(cid, cause, F, None, catch(fn), arguments)

@@ -314,33 +314,61 @@ _SCENARIOS: list[tuple[str, str, Reply, str, str | None, str]] = [
     ),
 ]
 
-_CALLS: dict[str, tuple[str, Any]] = {
-    "get_container": ("inspect_container", lambda d: d.containers.get("web")),
-    "get_image": ("inspect_image", lambda d: d.images.get("acme/api:2.3")),
-    "get_network": ("inspect_network", lambda d: d.networks.get("backend")),
-    "get_volume": ("inspect_volume", lambda d: d.volumes.get("pgdata")),
-    "exec_start": ("exec_start", lambda d: d.api.exec_start("9b1f0c")),
-    "pull": ("pull_image", lambda d: d.api.pull("acme/api", tag="9.9")),
+# call -> (tool, the model's arguments, the call); the daemon's address and the registry
+# credentials are the tool's configuration
+_CALLS: dict[str, tuple[str, dict[str, Any], Any]] = {
+    "get_container": ("inspect_container", {"container": "web"}, lambda d: d.containers.get("web")),
+    "get_image": ("inspect_image", {"image": "acme/api:2.3"}, lambda d: d.images.get("acme/api:2.3")),
+    "get_network": ("inspect_network", {"network": "backend"}, lambda d: d.networks.get("backend")),
+    "get_volume": ("inspect_volume", {"volume": "pgdata"}, lambda d: d.volumes.get("pgdata")),
+    "exec_start": ("exec_start", {"exec_id": "9b1f0c"}, lambda d: d.api.exec_start("9b1f0c")),
+    "pull": (
+        "pull_image",
+        {"repository": "acme/api", "tag": "9.9"},
+        lambda d: d.api.pull("acme/api", tag="9.9"),
+    ),
     "create": (
         "create_container",
+        {"image": "nginx:1.27", "name": "web", "ports": {"80/tcp": 8080}},
         lambda d: d.containers.create("nginx:1.27", name="web", ports={"80/tcp": 8080}),
     ),
-    "kill": ("kill_container", lambda d: d.api.kill("web")),
-    "stop": ("stop_container", lambda d: d.api.stop("web", timeout=1)),
-    "start": ("start_container", lambda d: d.api.start("web")),
-    "exec_create": ("exec_in_container", lambda d: d.api.exec_create("web", ["ls", "/"])),
-    "remove_container": ("remove_container", lambda d: d.api.remove_container("web")),
-    "remove_image": ("remove_image", lambda d: d.api.remove_image("605c77e624dd")),
-    "remove_volume": ("remove_volume", lambda d: d.api.remove_volume("pgdata")),
+    "kill": ("kill_container", {"container": "web"}, lambda d: d.api.kill("web")),
+    "stop": ("stop_container", {"container": "web", "timeout": 1}, lambda d: d.api.stop("web", timeout=1)),
+    "start": ("start_container", {"container": "web"}, lambda d: d.api.start("web")),
+    "exec_create": (
+        "exec_in_container",
+        {"container": "web", "command": ["ls", "/"]},
+        lambda d: d.api.exec_create("web", ["ls", "/"]),
+    ),
+    "remove_container": ("remove_container", {"container": "web"}, lambda d: d.api.remove_container("web")),
+    "remove_image": ("remove_image", {"image": "605c77e624dd"}, lambda d: d.api.remove_image("605c77e624dd")),
+    "remove_volume": ("remove_volume", {"volume": "pgdata"}, lambda d: d.api.remove_volume("pgdata")),
     "create_network": (
         "create_network",
+        {"name": "backend", "driver": "bridge"},
         lambda d: d.networks.create("backend", driver="bridge", check_duplicate=True),
     ),
-    "create_service": ("create_service", lambda d: d.services.create("nginx:1.27", name="web")),
+    "create_service": (
+        "create_service",
+        {"image": "nginx:1.27", "name": "web"},
+        lambda d: d.services.create("nginx:1.27", name="web"),
+    ),
     "login": (
         "registry_login",
+        {"registry": "registry.example.com"},
         lambda d: d.login("bot", "s3cret", registry="registry.example.com", reauth=True),
     ),
+}
+
+# What the daemon's answer says the model put in the request body (which the stand-in
+# daemon does not read, nor the exception show): these replace the call's arguments.
+_BODY: dict[str, dict[str, Any]] = {
+    "bind_source_missing": {"volumes": ["/srv/data:/data"]},
+    "invalid_reference": {"image": "Nginx:1.27"},
+    "invalid_port": {"ports": {"80/tcp": 99999}},
+    "invalid_restart_policy": {"restart_policy": {"Name": "sometimes"}},
+    "invalid_env": {"environment": ["=value"]},
+    "invalid_memory": {"mem_limit": "4m"},
 }
 
 
@@ -351,21 +379,27 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
         return docker.DockerClient(base_url=base, version="1.45", timeout=_saas.TIMEOUT, max_pool_size=2)
 
     def case(
-        cid: str, cause: str, kind: str, outcome: str | None, exc: BaseException, tool: str
+        cid: str,
+        cause: str,
+        kind: str,
+        outcome: str | None,
+        exc: BaseException,
+        tool: str,
+        args: dict[str, Any],
     ) -> generate.Case:
-        return generate.Case(f"docker-{cid}", LIBRARY, cause, kind, outcome, exc, tool)
+        return generate.Case(f"docker-{cid}", LIBRARY, cause, kind, outcome, exc, tool, arguments=args)
 
     with _saas.service(ctx, "DOCKERPORT", "Docker/27.3.1 (linux)") as svc:
         d = client(f"tcp://127.0.0.1:{svc.port}")
         for key, call, reply, kind, outcome, cause in _SCENARIOS:
-            tool, fn = _CALLS[call]
+            tool, args, fn = _CALLS[call]
             svc.reply(reply)
             try:
                 exc = _saas.catch(lambda: fn(d))
             except AssertionError:
                 raise AssertionError(key) from None
-            yield case(key, cause, kind, outcome, exc, tool)
-        tool, fn = _CALLS["get_container"]
+            yield case(key, cause, kind, outcome, exc, tool, {**args, **_BODY.get(key, {})})
+        tool, args, fn = _CALLS["get_container"]
         for key, kind, outcome, cause in _saas.TRANSPORT:
             svc.reply(key)
             base = {
@@ -373,12 +407,16 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
                 "dns": "tcp://docker.unreachable-host.invalid:2375",
             }.get(key, f"tcp://127.0.0.1:{svc.port}")
             db = client(base)
-            yield case(key, cause, kind, outcome, _saas.catch(lambda: fn(db)), tool)
+            yield case(key, cause, kind, outcome, _saas.catch(lambda: fn(db)), tool, args)
         # a socket path where no daemon listens (the default unix:// transport)
         missing = ctx.tmp / "docker.sock"
         exc = _saas.catch(
             lambda: docker.DockerClient(base_url=f"unix://{missing}", version="1.45", timeout=1).ping()
         )
-        yield case("no_socket", "daemon socket does not exist (daemon not running)", T, NE, exc, "ping")
-        exc = _saas.catch(lambda: docker.DockerClient(base_url="tcp://127.0.0.1:notaport", version="1.45"))
-        yield case("bad_base_url", "malformed daemon address", F, None, exc, "connect")
+        yield case("no_socket", "daemon socket does not exist (daemon not running)", T, NE, exc, "ping", {})
+        # the model gave the daemon's address
+        base_url = "tcp://127.0.0.1:notaport"
+        exc = _saas.catch(lambda: docker.DockerClient(base_url=base_url, version="1.45"))
+        yield case(
+            "bad_base_url", "malformed daemon address", F, None, exc, "connect", {"base_url": base_url}
+        )

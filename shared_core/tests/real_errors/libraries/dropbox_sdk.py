@@ -376,22 +376,43 @@ _SCENARIOS: list[tuple[str, str, Reply, str, str | None, str]] = [
 ]
 
 
-def _calls() -> dict[str, tuple[str, Any]]:
+_FILE = {"path": "/Reports/q3.csv"}
+
+
+def _calls() -> dict[str, tuple[str, dict[str, Any], Any]]:
+    """call -> (tool, the model's arguments, the call); the token and hosts are the tool's."""
     return {
-        "download": ("download_file", lambda d: d.files_download("/Reports/q3.csv")),
-        "upload": ("upload_file", lambda d: d.files_upload(b"region,total\n", "/Reports/q3.csv")),
-        "get_metadata": ("get_metadata", lambda d: d.files_get_metadata("/Reports/q3.csv")),
-        "list_folder": ("list_folder", lambda d: d.files_list_folder("/Reports")),
-        "list_continue": ("list_folder_continue", lambda d: d.files_list_folder_continue("AAGvJ0cX2kq8yZ")),
-        "delete": ("delete_file", lambda d: d.files_delete_v2("/Reports/q3.csv")),
-        "move": ("move_file", lambda d: d.files_move_v2("/Reports", "/Archive/Reports")),
-        "create_folder": ("create_folder", lambda d: d.files_create_folder_v2("/Reports")),
+        "download": ("download_file", _FILE, lambda d: d.files_download("/Reports/q3.csv")),
+        "upload": (
+            "upload_file",
+            {"path": "/Reports/q3.csv", "content": "region,total\n"},
+            lambda d: d.files_upload(b"region,total\n", "/Reports/q3.csv"),
+        ),
+        "get_metadata": ("get_metadata", _FILE, lambda d: d.files_get_metadata("/Reports/q3.csv")),
+        "list_folder": ("list_folder", {"path": "/Reports"}, lambda d: d.files_list_folder("/Reports")),
+        "list_continue": (
+            "list_folder_continue",
+            {"cursor": "AAGvJ0cX2kq8yZ"},
+            lambda d: d.files_list_folder_continue("AAGvJ0cX2kq8yZ"),
+        ),
+        "delete": ("delete_file", _FILE, lambda d: d.files_delete_v2("/Reports/q3.csv")),
+        "move": (
+            "move_file",
+            {"from_path": "/Reports", "to_path": "/Archive/Reports"},
+            lambda d: d.files_move_v2("/Reports", "/Archive/Reports"),
+        ),
+        "create_folder": (
+            "create_folder",
+            {"path": "/Reports"},
+            lambda d: d.files_create_folder_v2("/Reports"),
+        ),
         "shared_link": (
             "share_file",
+            _FILE,
             lambda d: d.sharing_create_shared_link_with_settings("/Reports/q3.csv"),
         ),
-        "temp_link": ("temporary_link", lambda d: d.files_get_temporary_link("/Reports/q3.csv")),
-        "thumbnail": ("get_thumbnail", lambda d: d.files_get_thumbnail("/Reports/q3.csv")),
+        "temp_link": ("temporary_link", _FILE, lambda d: d.files_get_temporary_link("/Reports/q3.csv")),
+        "thumbnail": ("get_thumbnail", _FILE, lambda d: d.files_get_thumbnail("/Reports/q3.csv")),
     }
 
 
@@ -463,60 +484,71 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
         return d
 
     def case(
-        cid: str, cause: str, kind: str, outcome: str | None, exc: BaseException, tool: str
+        cid: str,
+        cause: str,
+        kind: str,
+        outcome: str | None,
+        exc: BaseException,
+        tool: str,
+        args: dict[str, Any],
     ) -> generate.Case:
-        return generate.Case(f"dropbox-{cid}", LIBRARY, cause, kind, outcome, exc, tool)
+        return generate.Case(f"dropbox-{cid}", LIBRARY, cause, kind, outcome, exc, tool, arguments=args)
 
     with _tls_service(ctx, cert, key) as svc:
         host = f"127.0.0.1:{svc.port}"
         d = client(host)
         for key_, call, reply, kind, outcome, cause in _SCENARIOS:
-            tool, fn = calls[call]
+            tool, args, fn = calls[call]
             svc.reply(reply)
-            yield case(key_, cause, kind, outcome, _saas.catch(lambda: fn(d)), tool)
+            yield case(key_, cause, kind, outcome, _saas.catch(lambda: fn(d)), tool, args)
 
         # the SDK's own validators refuse the call's arguments (nothing is sent)
-        local: list[tuple[str, str, str, Any]] = [
+        local: list[tuple[str, str, str, dict[str, Any], Any]] = [
             (
                 "local_path_pattern",
                 "path without a leading slash",
                 "download_file",
+                {"path": "Reports/q3.csv"},
                 lambda: d.files_download("Reports/q3.csv"),
             ),
             (
                 "local_limit_zero",
                 "list limit below 1",
                 "list_folder",
+                {"path": "/Reports", "limit": 0},
                 lambda: d.files_list_folder("/Reports", limit=0),
             ),
             (
                 "local_mode_str",
                 "write mode given as an unknown string",
                 "upload_file",
+                {"path": "/Reports/q3.csv", "content": "x", "mode": "replace"},
                 lambda: d.files_upload(b"x", "/Reports/q3.csv", mode="replace"),
             ),
             (
                 "local_upload_str",
                 "upload body a str, not bytes",
                 "upload_file",
+                {"path": "/Reports/q3.csv", "content": "region,total\n"},
                 lambda: d.files_upload("region,total\n", "/Reports/q3.csv"),
             ),
             (
                 "local_move_same",
                 "move to a path that is not a path",
                 "move_file",
+                {"from_path": "/Reports", "to_path": "Archive"},
                 lambda: d.files_move_v2("/Reports", "Archive"),
             ),
         ]
-        for key_, cause, tool, fn in local:
-            yield case(key_, cause, F, None, _saas.catch(fn), tool)
+        for key_, cause, tool, args, fn in local:
+            yield case(key_, cause, F, None, _saas.catch(fn), tool, args)
 
         for call in ("upload", "list_folder"):
-            tool, fn = calls[call]
+            tool, args, fn = calls[call]
             for key_, kind, outcome, cause in _saas.TRANSPORT:
                 svc.reply(key_)
                 target = {"refused": f"127.0.0.1:{ctx.dead}", "dns": "api.unreachable-host.invalid"}.get(
                     key_, host
                 )
                 db = client(target)
-                yield case(f"{key_}-{call}", cause, kind, outcome, _saas.catch(lambda: fn(db)), tool)
+                yield case(f"{key_}-{call}", cause, kind, outcome, _saas.catch(lambda: fn(db)), tool, args)

@@ -37,8 +37,20 @@ REQUIRES = ["duckdb>=1.1,<3"]
 def cases(ctx: Any) -> Iterator[Case]:
     import duckdb
 
-    def case(cid: str, cause: str, kind: str, outcome: str | None, exc: BaseException) -> Case:
-        return Case(f"duckdb-{cid}", LIBRARY, cause, kind, outcome, exc, "query")
+    def case(
+        cid: str, cause: str, kind: str, outcome: str | None, exc: BaseException, args: dict[str, Any]
+    ) -> Case:
+        """``args``: the model's arguments to ``query``, its SQL (``sql``), parameters
+        (``params``) or a database file (``database``)."""
+        return Case(f"duckdb-{cid}", LIBRARY, cause, kind, outcome, exc, "query", arguments=args)
+
+    def sql_case(cid: str, cause: str, kind: str, outcome: str | None, sql: str) -> Case:
+        """The case of running the model's ``sql`` on ``con``."""
+        return case(cid, cause, kind, outcome, catch(lambda: con.execute(sql)), {"sql": sql})
+
+    def read_case(cid: str, cause: str, sql: str) -> Case:
+        """The case of the model's ``sql`` reading a file (ambiguous unless told)."""
+        return case(cid, cause, A, None, catch(lambda: con.execute(sql).fetchall()), {"sql": sql})
 
     tmp = ctx.tmp
     con = duckdb.connect()
@@ -110,74 +122,112 @@ def cases(ctx: Any) -> Iterator[Case]:
         ("sequence-exhausted", "sequence reached its MAXVALUE", U, "SELECT nextval('ticket')"),
     ]
     for cid, cause, kind, sql in statements:
-        yield case(cid, cause, kind, None, catch(lambda: con.execute(sql)))
+        yield sql_case(cid, cause, kind, None, sql)
     # parameters the model passed
-    exc = catch(lambda: con.execute("SELECT * FROM members WHERE id = ? AND age > ?", [1]))
-    yield case("param-count", "fewer parameters than placeholders", F, None, exc)
-    exc = catch(lambda: con.execute("SELECT * FROM members WHERE id = $id", {"ident": 1}))
-    yield case("param-name", "named parameter missing", F, None, exc)
-    exc = catch(lambda: con.execute("SELECT * FROM members WHERE id = ?", [object()]))
-    yield case("param-type", "parameter of an unsupported Python type", F, None, exc)
-    exc = catch(lambda: con.execute("SELECT * FROM members WHERE id = ?", ["one"]))
-    yield case("param-value", "parameter that does not convert to the column type", F, None, exc)
-    # files: a path the model named, and files the tool read
-    exc = catch(lambda: con.execute(f"SELECT * FROM read_csv('{tmp}/missing.csv')"))
-    yield case("csv-missing", "CSV path that does not exist", A, None, exc)
-    exc = catch(lambda: con.execute(f"COPY teams TO '{tmp}/no/such/dir/out.csv'"))
-    yield case("copy-dir-missing", "COPY into a directory that does not exist", A, None, exc)
-    exc = catch(lambda: con.execute(f"SELECT * FROM read_csv('{tmp}/*.nomatch')"))
-    yield case("glob-nomatch", "glob that matches no file", A, None, exc)
+    params: list[tuple[str, str, str, Any, Any]] = [
+        (
+            "param-count",
+            "fewer parameters than placeholders",
+            "SELECT * FROM members WHERE id = ? AND age > ?",
+            [1],
+            [1],
+        ),
+        (
+            "param-name",
+            "named parameter missing",
+            "SELECT * FROM members WHERE id = $id",
+            {"ident": 1},
+            {"ident": 1},
+        ),
+        # a value JSON cannot carry: the tool turned the model's {} into an object it does not convert
+        (
+            "param-type",
+            "parameter of an unsupported Python type",
+            "SELECT * FROM members WHERE id = ?",
+            [{}],
+            [object()],
+        ),
+        (
+            "param-value",
+            "parameter that does not convert to the column type",
+            "SELECT * FROM members WHERE id = ?",
+            ["one"],
+            ["one"],
+        ),
+    ]
+    for cid, cause, sql, model_params, passed in params:
+        exc = catch(lambda: con.execute(sql, passed))
+        yield case(cid, cause, F, None, exc, {"sql": sql, "params": model_params})
+    # files: a path the model named in its SQL, and files the tool read (the arguments hold the SQL)
+    yield sql_case(
+        "csv-missing", "CSV path that does not exist", A, None, f"SELECT * FROM read_csv('{tmp}/missing.csv')"
+    )
+    yield sql_case(
+        "copy-dir-missing",
+        "COPY into a directory that does not exist",
+        A,
+        None,
+        f"COPY teams TO '{tmp}/no/such/dir/out.csv'",
+    )
+    yield sql_case(
+        "glob-nomatch", "glob that matches no file", A, None, f"SELECT * FROM read_csv('{tmp}/*.nomatch')"
+    )
     (tmp / "ragged.csv").write_text("id,name\n1,ann\n2,bob,extra,fields\n3,cy\n")
-    exc = catch(
-        lambda: con.execute(
-            f"SELECT * FROM read_csv('{tmp}/ragged.csv', auto_detect=false, delim=',', header=true,"
-            " columns={'id': 'INTEGER', 'name': 'VARCHAR'})"
-        ).fetchall()
+    sql = (
+        f"SELECT * FROM read_csv('{tmp}/ragged.csv', auto_detect=false, delim=',', header=true,"
+        " columns={'id': 'INTEGER', 'name': 'VARCHAR'})"
     )
-    yield case("csv-ragged", "CSV file with a ragged row", A, None, exc)
+    yield read_case("csv-ragged", "CSV file with a ragged row", sql)
     (tmp / "typed.csv").write_text("id,age\n1,30\n2,forty\n")
-    exc = catch(
-        lambda: con.execute(
-            f"SELECT * FROM read_csv('{tmp}/typed.csv', columns={{'id': 'INTEGER', 'age': 'INTEGER'}},"
-            " header=true)"
-        ).fetchall()
+    sql = (
+        f"SELECT * FROM read_csv('{tmp}/typed.csv', columns={{'id': 'INTEGER', 'age': 'INTEGER'}},"
+        " header=true)"
     )
-    yield case("csv-bad-value", "CSV file value not matching its column type", A, None, exc)
+    yield read_case("csv-bad-value", "CSV file value not matching its column type", sql)
     (tmp / "latin.csv").write_bytes(b"id,name\n1,caf\xe9\n")
-    exc = catch(lambda: con.execute(f"SELECT * FROM read_csv('{tmp}/latin.csv')").fetchall())
-    yield case("csv-encoding", "CSV file that is not UTF-8", A, None, exc)
-    exc = catch(
-        lambda: con.execute(
-            f"SELECT * FROM read_csv('{tmp}/typed.csv', columns={{'id': 'NOTATYPE'}})"
-        ).fetchall()
+    yield read_case(
+        "csv-encoding", "CSV file that is not UTF-8", f"SELECT * FROM read_csv('{tmp}/latin.csv')"
     )
-    yield case("csv-column-type", "unknown type in read_csv's columns argument", F, None, exc)
+    sql = f"SELECT * FROM read_csv('{tmp}/typed.csv', columns={{'id': 'NOTATYPE'}})"
+    exc = catch(lambda: con.execute(sql).fetchall())
+    yield case("csv-column-type", "unknown type in read_csv's columns argument", F, None, exc, {"sql": sql})
     (tmp / "broken.json").write_text('[{"id": 1, "name": "ann"}, {"id": 2, "name": ')
-    exc = catch(lambda: con.execute(f"SELECT * FROM read_json('{tmp}/broken.json')").fetchall())
-    yield case("json-file", "truncated JSON file", A, None, exc)
+    yield read_case("json-file", "truncated JSON file", f"SELECT * FROM read_json('{tmp}/broken.json')")
     (tmp / "fake.parquet").write_bytes(b"PAR1" + b"\x00" * 64 + b"not a parquet footer")
-    exc = catch(lambda: con.execute(f"SELECT * FROM read_parquet('{tmp}/fake.parquet')").fetchall())
-    yield case("parquet-corrupt", "file that is not Parquet", A, None, exc)
+    yield read_case(
+        "parquet-corrupt", "file that is not Parquet", f"SELECT * FROM read_parquet('{tmp}/fake.parquet')"
+    )
+    # database files the model named
     (tmp / "garbage.duckdb").write_bytes(b"garbage " * 2000)
-    exc = catch(lambda: duckdb.connect(str(tmp / "garbage.duckdb")))
-    yield case("db-corrupt", "database file that is not a DuckDB file", A, None, exc)
-    exc = catch(lambda: duckdb.connect(str(tmp / "no" / "dir" / "app.duckdb")))
-    yield case("db-dir-missing", "database path in a directory that does not exist", A, None, exc)
+    path = str(tmp / "garbage.duckdb")
+    exc = catch(lambda: duckdb.connect(path))
+    yield case("db-corrupt", "database file that is not a DuckDB file", A, None, exc, {"database": path})
+    path = str(tmp / "no" / "dir" / "app.duckdb")
+    exc = catch(lambda: duckdb.connect(path))
+    yield case(
+        "db-dir-missing", "database path in a directory that does not exist", A, None, exc, {"database": path}
+    )
     # a database on disk: read-only, attached twice, locked by another process
     db = tmp / "app.duckdb"
     with duckdb.connect(str(db)) as w:
         w.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, name VARCHAR)")
     ro = duckdb.connect(str(db), read_only=True)
-    exc = catch(lambda: ro.execute("INSERT INTO items VALUES (1, 'x')"))
-    yield case("read-only", "write to a database opened read-only", U, None, exc)
+    sql = "INSERT INTO items VALUES (1, 'x')"
+    exc = catch(lambda: ro.execute(sql))
+    yield case("read-only", "write to a database opened read-only", U, None, exc, {"sql": sql})
     ro.close()
-    con.execute(f"ATTACH '{db}' AS app (READ_ONLY)")
-    exc = catch(lambda: con.execute("CREATE TABLE app.more (x INTEGER)"))
-    yield case("attached-read-only", "write to a database attached read-only", U, None, exc)
-    exc = catch(lambda: con.execute(f"ATTACH '{tmp}/other.duckdb' AS app"))
-    yield case("attach-alias", "database alias already in use", A, None, exc)
-    exc = catch(lambda: con.execute("USE nosuchdb"))
-    yield case("use-missing", "USE of a database that is not attached", F, None, exc)
+    con.execute(f"ATTACH '{db}' AS app (READ_ONLY)")  # the tool's setup
+    yield sql_case(
+        "attached-read-only",
+        "write to a database attached read-only",
+        U,
+        None,
+        "CREATE TABLE app.more (x INTEGER)",
+    )
+    yield sql_case(
+        "attach-alias", "database alias already in use", A, None, f"ATTACH '{tmp}/other.duckdb' AS app"
+    )
+    yield sql_case("use-missing", "USE of a database that is not attached", F, None, "USE nosuchdb")
     con.execute("DETACH app")
     holder = shutil.copy(os.path.realpath(sys.executable), tmp / "python")
     site = os.path.dirname(os.path.dirname(duckdb.__file__))
@@ -193,9 +243,8 @@ def cases(ctx: Any) -> Iterator[Case]:
     proc = subprocess.Popen([holder, "-c", script], stdout=subprocess.PIPE, env=env)
     try:
         assert proc.stdout is not None and proc.stdout.readline().strip() == b"ready"
-        yield case(
-            "locked", "database file locked by another process", T, NE, catch(lambda: duckdb.connect(str(db)))
-        )
+        exc = catch(lambda: duckdb.connect(str(db)))
+        yield case("locked", "database file locked by another process", T, NE, exc, {"database": str(db)})
     finally:
         proc.kill()
         proc.wait(timeout=10)
@@ -204,32 +253,34 @@ def cases(ctx: Any) -> Iterator[Case]:
     a.execute("BEGIN")
     b.execute("BEGIN")
     a.execute("UPDATE members SET age = 31 WHERE id = 1")
-    exc = catch(lambda: b.execute("UPDATE members SET age = 32 WHERE id = 1"))
-    yield case("write-conflict", "conflict with a concurrent transaction's update", T, NE, exc)
+    sql = "UPDATE members SET age = 32 WHERE id = 1"
+    exc = catch(lambda: b.execute(sql))
+    yield case("write-conflict", "conflict with a concurrent transaction's update", T, NE, exc, {"sql": sql})
     a.execute("COMMIT")
     b.execute("ROLLBACK")
-    exc = catch(lambda: con.execute("COMMIT"))
-    yield case("commit-no-transaction", "COMMIT with no transaction open", F, None, exc)
+    yield sql_case("commit-no-transaction", "COMMIT with no transaction open", F, None, "COMMIT")
     con.execute("BEGIN")
     catch(lambda: con.execute("SELECT nosuchfn(1)"))
-    exc = catch(lambda: con.execute("SELECT 1"))
-    yield case("aborted-transaction", "statement after an error in the same transaction", A, None, exc)
+    yield sql_case(
+        "aborted-transaction", "statement after an error in the same transaction", A, None, "SELECT 1"
+    )
     con.execute("ROLLBACK")
     # limits
     big = "SELECT i, repeat('x', 100) AS s FROM range(3000000) r(i) ORDER BY s, i DESC"
     mem = duckdb.connect(config={"memory_limit": "30MB", "threads": 1})
     mem.execute("SET temp_directory = ''")
-    yield case(
-        "memory-limit", "memory_limit reached (no temp directory)", U, None, catch(lambda: mem.execute(big))
-    )
+    exc = catch(lambda: mem.execute(big))
+    yield case("memory-limit", "memory_limit reached (no temp directory)", U, None, exc, {"sql": big})
     mem.close()
     # the tool interrupts a long query (its own deadline), and uses a closed connection
     slow = duckdb.connect()
     timer = threading.Timer(0.3, slow.interrupt)
     timer.start()
-    exc = catch(lambda: slow.execute("SELECT count(*) FROM range(100000000000) a").fetchall())
+    sql = "SELECT count(*) FROM range(100000000000) a"
+    exc = catch(lambda: slow.execute(sql).fetchall())
     timer.join()
-    yield case("interrupted", "query interrupted by the tool's deadline", A, None, exc)
+    yield case("interrupted", "query interrupted by the tool's deadline", A, None, exc, {"sql": sql})
     slow.close()
-    yield case("closed", "connection already closed", A, None, catch(lambda: slow.execute("SELECT 1")))
+    exc = catch(lambda: slow.execute("SELECT 1"))
+    yield case("closed", "connection already closed", A, None, exc, {"sql": "SELECT 1"})
     con.close()

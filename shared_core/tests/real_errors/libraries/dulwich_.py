@@ -100,8 +100,10 @@ def _cases(ctx: Any) -> Iterator[Case]:
     from dulwich import porcelain
     from dulwich.repo import Repo
 
-    def case(cid: str, cause: str, kind: str, outcome: str | None, exc: BaseException) -> Case:
-        return Case(f"dulwich-{cid}", LIBRARY, cause, kind, outcome, exc, "git")
+    def case(
+        cid: str, cause: str, kind: str, outcome: str | None, exc: BaseException, args: dict[str, Any]
+    ) -> Case:
+        return Case(f"dulwich-{cid}", LIBRARY, cause, kind, outcome, exc, "git", arguments=args)
 
     tmp: Path = ctx.tmp
     quiet = open(os.devnull, "wb")  # noqa: SIM115 - porcelain's progress output
@@ -122,95 +124,56 @@ def _cases(ctx: Any) -> Iterator[Case]:
     w = str(work)
     plain = tmp / "plain"
     plain.mkdir()
-    calls: list[tuple[str, str, str, Any]] = [
-        ("not-a-repo", "path is not a git repository", F, lambda: Repo(str(plain))),
-        ("no-such-path", "repository path does not exist", A, lambda: Repo(str(tmp / "missing"))),
-        ("missing-object", "object id not in the repository", A, lambda: repo[b"1" * 40]),
-        ("missing-ref", "ref that does not exist", A, lambda: repo.refs[b"refs/heads/nosuch"]),
-        (
-            "checkout-missing",
-            "checkout of a branch that does not exist",
-            A,
-            lambda: porcelain.checkout(w, "nosuch"),
-        ),
-        ("reset-missing", "reset to an unknown revision", A, lambda: porcelain.reset(w, "hard", "nosuch")),
-        (
-            "rev-parse-missing",
-            "rev-parse of an unknown revision",
-            A,
-            lambda: porcelain.rev_parse(w, "nosuch"),
-        ),
-        (
-            "ls-tree-missing",
-            "ls-tree of an unknown tree-ish",
-            A,
-            lambda: porcelain.ls_tree(w, "nosuch", outstream=quiet),
-        ),
-        (
-            "path-missing",
-            "file not in the given commit",
-            A,
-            lambda: porcelain.get_object_by_path(w, "missing.txt"),
-        ),
-        ("branch-exists", "branch already exists", A, lambda: porcelain.branch_create(w, "feature")),
-        ("remote-missing", "remove of a missing remote", A, lambda: porcelain.remote_remove(w, "nosuch")),
-        ("branch-invalid", "invalid branch name", F, lambda: porcelain.branch_create(w, "a..b")),
-        (
-            "rm-missing",
-            "rm of a file that is not tracked",
-            F,
-            lambda: porcelain.remove(w, [str(work / "nosuch.txt")]),
-        ),
-        (
-            "add-outside",
-            "add of a path outside the repository",
-            F,
-            lambda: porcelain.add(w, ["/etc/hostname"]),
-        ),
-        (
-            "clone-missing",
-            "clone of a repository that does not exist",
-            A,
-            lambda: porcelain.clone(str(tmp / "nowhere"), str(tmp / "c1"), errstream=quiet),
-        ),
-        (
-            "clone-into-existing",
-            "clone into an existing repository",
-            A,
-            lambda: porcelain.clone(w, w, errstream=quiet),
-        ),
-        (
-            "push-unknown-remote",
-            "push to an unknown remote name",
-            F,
-            lambda: porcelain.push(w, "nosuchremote", "master", errstream=quiet),
-        ),
-        ("stash-empty", "stash pop without stash entries", A, lambda: porcelain.stash_pop(w)),
-    ]
-    for cid, cause, kind, fn in calls:
-        yield case(cid, cause, kind, None, catch(fn))
+    # (id, cause, kind, the arguments the model wrote, the call)
+    calls: list[tuple[str, str, str, dict[str, Any], Any]] = [
+        ("not-a-repo", "path is not a git repository", F, {"repo": str(plain), "command": "status"}, lambda: Repo(str(plain))),
+        ("no-such-path", "repository path does not exist", A, {"repo": str(tmp / "missing"), "command": "status"}, lambda: Repo(str(tmp / "missing"))),
+        ("missing-object", "object id not in the repository", A, {"repo": w, "command": "show", "object": "1" * 40}, lambda: repo[b"1" * 40]),
+        ("missing-ref", "ref that does not exist", A, {"repo": w, "command": "show-ref", "ref": "refs/heads/nosuch"}, lambda: repo.refs[b"refs/heads/nosuch"]),
+        ("checkout-missing", "checkout of a branch that does not exist", A, {"repo": w, "command": "checkout", "branch": "nosuch"}, lambda: porcelain.checkout(w, "nosuch")),
+        ("reset-missing", "reset to an unknown revision", A, {"repo": w, "command": "reset", "mode": "hard", "ref": "nosuch"}, lambda: porcelain.reset(w, "hard", "nosuch")),
+        ("rev-parse-missing", "rev-parse of an unknown revision", A, {"repo": w, "command": "rev-parse", "ref": "nosuch"}, lambda: porcelain.rev_parse(w, "nosuch")),
+        ("ls-tree-missing", "ls-tree of an unknown tree-ish", A, {"repo": w, "command": "ls-tree", "ref": "nosuch"}, lambda: porcelain.ls_tree(w, "nosuch", outstream=quiet)),
+        ("path-missing", "file not in the given commit", A, {"repo": w, "command": "show", "path": "missing.txt"}, lambda: porcelain.get_object_by_path(w, "missing.txt")),
+        ("branch-exists", "branch already exists", A, {"repo": w, "command": "branch", "name": "feature"}, lambda: porcelain.branch_create(w, "feature")),
+        ("remote-missing", "remove of a missing remote", A, {"repo": w, "command": "remote remove", "name": "nosuch"}, lambda: porcelain.remote_remove(w, "nosuch")),
+        ("branch-invalid", "invalid branch name", F, {"repo": w, "command": "branch", "name": "a..b"}, lambda: porcelain.branch_create(w, "a..b")),
+        ("rm-missing", "rm of a file that is not tracked", F, {"repo": w, "command": "rm", "paths": [str(work / "nosuch.txt")]}, lambda: porcelain.remove(w, [str(work / "nosuch.txt")])),
+        ("add-outside", "add of a path outside the repository", F, {"repo": w, "command": "add", "paths": ["/etc/hostname"]}, lambda: porcelain.add(w, ["/etc/hostname"])),
+        ("clone-missing", "clone of a repository that does not exist", A, {"command": "clone", "url": str(tmp / "nowhere"), "target": str(tmp / "c1")}, lambda: porcelain.clone(str(tmp / "nowhere"), str(tmp / "c1"), errstream=quiet)),
+        ("clone-into-existing", "clone into an existing repository", A, {"command": "clone", "url": w, "target": w}, lambda: porcelain.clone(w, w, errstream=quiet)),
+        ("push-unknown-remote", "push to an unknown remote name", F, {"repo": w, "command": "push", "remote": "nosuchremote", "refspec": "master"}, lambda: porcelain.push(w, "nosuchremote", "master", errstream=quiet)),
+        ("stash-empty", "stash pop without stash entries", A, {"repo": w, "command": "stash pop"}, lambda: porcelain.stash_pop(w)),
+    ]  # fmt: skip
+    for cid, cause, kind, args, fn in calls:
+        yield case(cid, cause, kind, None, catch(fn), args)
     porcelain.remote_add(w, "origin", str(tmp / "bare.git"))
     exc = catch(lambda: porcelain.remote_add(w, "origin", "x"))
-    yield case("remote-exists", "remote already exists", A, None, exc)
+    args = {"repo": w, "command": "remote add", "name": "origin", "url": "x"}
+    yield case("remote-exists", "remote already exists", A, None, exc, args)
     # conflicts
     exc = catch(lambda: porcelain.cherry_pick(w, "feature"))
-    yield case("cherry-pick-conflict", "cherry-pick conflict", A, None, exc)
+    args = {"repo": w, "command": "cherry-pick", "ref": "feature"}
+    yield case("cherry-pick-conflict", "cherry-pick conflict", A, None, exc, args)
     porcelain.reset(w, "hard", "HEAD")
     (work / "notes.txt").write_text("uncommitted\n")
     exc = catch(lambda: porcelain.checkout(w, "feature"))
-    yield case("checkout-overwrite", "local changes would be overwritten", A, None, exc)
+    args = {"repo": w, "command": "checkout", "branch": "feature"}
+    yield case("checkout-overwrite", "local changes would be overwritten", A, None, exc, args)
     porcelain.reset(w, "hard", "HEAD")
     # locks held by another git process
     lock = work / ".git" / "index.lock"
     lock.write_text("")
     (work / "app.py").write_text("print('bye')\n")
     exc = catch(lambda: porcelain.add(w, [str(work / "app.py")]))
-    yield case("index-lock", "index.lock held by another git process", T, NE, exc)
+    args = {"repo": w, "command": "add", "paths": [str(work / "app.py")]}
+    yield case("index-lock", "index.lock held by another git process", T, NE, exc, args)
     lock.unlink()
     ref_lock = work / ".git" / "refs" / "heads" / "feature.lock"
     ref_lock.write_text("")
     exc = catch(lambda: porcelain.update_ref(w, "refs/heads/feature", "master"))
-    yield case("ref-lock", "ref lock held by another git process", T, NE, exc)
+    args = {"repo": w, "command": "update-ref", "ref": "refs/heads/feature", "value": "master"}
+    yield case("ref-lock", "ref lock held by another git process", T, NE, exc, args)
     ref_lock.unlink()
 
     # corrupt repository files (copies of the working repository)
@@ -230,20 +193,22 @@ def _cases(ctx: Any) -> Iterator[Case]:
         A,
         None,
         catch(lambda: porcelain.log(str(b), outstream=quiet)),
+        {"repo": str(b), "command": "log"},
     )
     b = broken("corrupt-index")
     (b / ".git" / "index").write_bytes(b"DIRC" + b"\xff" * 20)
-    yield case("corrupt-index", "index file corrupt", A, None, catch(lambda: porcelain.status(str(b))))
+    exc = catch(lambda: porcelain.status(str(b)))
+    yield case("corrupt-index", "index file corrupt", A, None, exc, {"repo": str(b), "command": "status"})
     b = broken("corrupt-config")
     (b / ".git" / "config").write_text("[core\n\tbare = false\n")
-    yield case(
-        "corrupt-config", "repository config unparsable", A, None, catch(lambda: Repo(str(b)).get_config())
-    )
+    exc = catch(lambda: Repo(str(b)).get_config())
+    args = {"repo": str(b), "command": "config"}
+    yield case("corrupt-config", "repository config unparsable", A, None, exc, args)
     b = broken("corrupt-packed-refs")
     (b / ".git" / "packed-refs").write_text("# pack-refs with: peeled\nnot a ref line\n")
-    yield case(
-        "corrupt-packed-refs", "packed-refs file corrupt", A, None, catch(lambda: Repo(str(b)).refs.as_dict())
-    )
+    exc = catch(lambda: Repo(str(b)).refs.as_dict())
+    args = {"repo": str(b), "command": "show-ref"}
+    yield case("corrupt-packed-refs", "packed-refs file corrupt", A, None, exc, args)
     b = broken("corrupt-head")
     (b / ".git" / "refs" / "heads" / "master").write_text("not-a-sha\n")
     yield case(
@@ -252,6 +217,7 @@ def _cases(ctx: Any) -> Iterator[Case]:
         A,
         None,
         catch(lambda: porcelain.log(str(b), outstream=quiet)),
+        {"repo": str(b), "command": "log"},
     )
     # a real git daemon
     srv = tmp / "srv"
@@ -289,29 +255,36 @@ def _cases(ctx: Any) -> Iterator[Case]:
         exc = catch(
             lambda: porcelain.push(w, f"{url}/served.git", "master", errstream=quiet, outstream=quiet)
         )
-        yield case("push-diverged", "push of a branch the remote moved past", A, None, exc)
+        args = {"repo": w, "command": "push", "remote": f"{url}/served.git", "refspec": "master"}
+        yield case("push-diverged", "push of a branch the remote moved past", A, None, exc, args)
         exc = catch(
             lambda: porcelain.pull(w, f"{url}/served.git", "master", errstream=quiet, outstream=quiet)
         )
-        yield case("pull-diverged", "pull of diverged branches", A, None, exc)
+        args = {"repo": w, "command": "pull", "remote": f"{url}/served.git", "refspec": "master"}
+        yield case("pull-diverged", "pull of diverged branches", A, None, exc, args)
         exc = catch(
             lambda: porcelain.push(w, f"{url}/served.git", "nosuchbranch", errstream=quiet, outstream=quiet)
         )
-        yield case("push-bad-refspec", "push of a local branch that does not exist", A, None, exc)
+        args = {"repo": w, "command": "push", "remote": f"{url}/served.git", "refspec": "nosuchbranch"}
+        yield case("push-bad-refspec", "push of a local branch that does not exist", A, None, exc, args)
         exc = catch(lambda: porcelain.clone(f"{url}/private.git", str(tmp / "c2"), errstream=quiet))
-        yield case("not-exported", "repository not exported by git daemon", U, None, exc)
+        args = {"command": "clone", "url": f"{url}/private.git", "target": str(tmp / "c2")}
+        yield case("not-exported", "repository not exported by git daemon", U, None, exc, args)
         exc = catch(lambda: porcelain.ls_remote(f"{url}/nope.git"))
-        yield case("daemon-missing", "repository that does not exist on the daemon", A, None, exc)
+        args = {"command": "ls-remote", "url": f"{url}/nope.git"}
+        yield case("daemon-missing", "repository that does not exist on the daemon", A, None, exc, args)
         exc = catch(
             lambda: porcelain.push(w, f"{url}/locked.git", "master", errstream=quiet, outstream=quiet)
         )
-        yield case("push-disabled", "receive-pack disabled for the repository", U, None, exc)
-    exc = catch(lambda: porcelain.ls_remote(f"git://127.0.0.1:{ctx.dead}/served.git"))
-    yield case("refused", "connection refused", T, NE, exc)
-    exc = catch(lambda: porcelain.ls_remote("git://git.nonexistent.invalid/served.git"))
-    yield case("dns", "DNS name does not resolve", T, NE, exc)
-    exc = catch(lambda: porcelain.ls_remote("gopher://127.0.0.1/served.git"))
-    yield case("bad-scheme", "URL scheme dulwich does not speak (taken as ssh)", F, None, exc)
+        args = {"repo": w, "command": "push", "remote": f"{url}/locked.git", "refspec": "master"}
+        yield case("push-disabled", "receive-pack disabled for the repository", U, None, exc, args)
+    for cid, cause, kind, outcome, remote in [
+        ("refused", "connection refused", T, NE, f"git://127.0.0.1:{ctx.dead}/served.git"),
+        ("dns", "DNS name does not resolve", T, NE, "git://git.nonexistent.invalid/served.git"),
+        ("bad-scheme", "URL scheme dulwich does not speak (taken as ssh)", F, None, "gopher://127.0.0.1/served.git"),
+    ]:  # fmt: skip
+        exc = catch(lambda: porcelain.ls_remote(remote))
+        yield case(cid, cause, kind, outcome, exc, {"command": "ls-remote", "url": remote})
     # HTTP remotes (the shared scenario server)
     base = f"http://127.0.0.1:{ctx.port}/s"
     for name, kind, outcome, cause in [
@@ -325,10 +298,15 @@ def _cases(ctx: Any) -> Iterator[Case]:
         ("reset", T, UO, "connection reset by the HTTP server"),
         ("rest_html", A, None, "HTTP remote answers an HTML page, not git"),
     ]:
-        exc = catch(lambda: _http_refs(f"{base}/{route(name)}/repo.git"))
-        yield case(f"http-{name.removeprefix('rest_')}", cause, kind, outcome, exc)
-    exc = catch(lambda: _http_refs(f"http://127.0.0.1:{ctx.dead}/repo.git"))
-    yield case("http-refused", "HTTP connection refused", T, NE, exc)
-    exc = catch(lambda: _http_refs(f"{base}/{route('hang')}/repo.git", timeout=0.5))
-    yield case("http-timeout", "HTTP read timeout (server never answers)", T, UO, exc)
+        remote = f"{base}/{route(name)}/repo.git"
+        exc = catch(lambda: _http_refs(remote))
+        args = {"command": "ls-remote", "url": remote}
+        yield case(f"http-{name.removeprefix('rest_')}", cause, kind, outcome, exc, args)
+    remote = f"http://127.0.0.1:{ctx.dead}/repo.git"
+    exc = catch(lambda: _http_refs(remote))
+    yield case("http-refused", "HTTP connection refused", T, NE, exc, {"command": "ls-remote", "url": remote})
+    remote = f"{base}/{route('hang')}/repo.git"
+    exc = catch(lambda: _http_refs(remote, timeout=0.5))
+    args = {"command": "ls-remote", "url": remote}
+    yield case("http-timeout", "HTTP read timeout (server never answers)", T, UO, exc, args)
     quiet.close()

@@ -525,20 +525,61 @@ _SCENARIOS: list[tuple[str, str, Reply, str, str | None, str]] = [
     ),
 ]
 
-_CALLS: dict[str, tuple[str, Any]] = {
-    "search": ("search_logs", lambda es: es.search(index="logs", query={"match": {"message": "timeout"}})),
-    "update": ("update_document", lambda es: es.update(index="logs", id="7", doc={"count": 1})),
-    "ml_job": ("get_ml_job", lambda es: es.ml.get_jobs(job_id="churn-model")),
-    "create_index": ("create_index", lambda es: es.indices.create(index="logs")),
-    "create_doc": ("create_document", lambda es: es.create(index="logs", id="7", document={"message": "hi"})),
+
+def _search(es: Any, args: dict[str, Any]) -> Any:
+    """The search tool: the model's ``from`` is the client's ``from_``."""
+    return es.search(**{("from_" if key == "from" else key): value for key, value in args.items()})
+
+
+_DOC = {"message": "hi", "age": "forty"}
+# call -> (tool, the arguments the model wrote, the client call they are passed to)
+_CALLS: dict[str, tuple[str, dict[str, Any], Any]] = {
+    "search": ("search_logs", {"index": "logs", "query": {"match": {"message": "timeout"}}}, _search),
+    "update": (
+        "update_document",
+        {"index": "logs", "id": "7", "doc": {"count": 1}},
+        lambda es, a: es.update(**a),
+    ),
+    "ml_job": ("get_ml_job", {"job_id": "churn-model"}, lambda es, a: es.ml.get_jobs(**a)),
+    "create_index": ("create_index", {"index": "logs"}, lambda es, a: es.indices.create(**a)),
+    "create_doc": (
+        "create_document",
+        {"index": "logs", "id": "7", "document": {"message": "hi"}},
+        lambda es, a: es.create(**a),
+    ),
     "index_doc_cas": (
         "index_document",
-        lambda es: es.index(index="logs", id="7", document={"message": "hi"}, if_seq_no=5, if_primary_term=1),
+        {"index": "logs", "id": "7", "document": {"message": "hi"}, "if_seq_no": 5, "if_primary_term": 1},
+        lambda es, a: es.index(**a),
     ),
     "index_doc": (
         "index_document",
-        lambda es: es.index(index="logs", id="7", document={"message": "hi", "age": "forty"}),
+        {"index": "logs", "id": "7", "document": _DOC},
+        lambda es, a: es.index(**a),
     ),
+}
+# scenarios whose error names a value the model wrote: the arguments that value is in (the
+# stand-in answers the same whatever is sent; these are what the call sends)
+_MODEL_ARGS: dict[str, dict[str, Any]] = {
+    "index_not_found": {"index": "logs-2026", "query": {"match": {"message": "timeout"}}},
+    "strict_mapping": {"index": "logs", "id": "7", "document": {"message": "hi", "nickname": "Al"}},
+    "parsing_malformed": {"index": "logs", "query": {"match": "timeout"}},
+    "parsing_unknown_query": {"index": "logs", "query": {"matchh": {"message": "timeout"}}},
+    "x_content_unknown_field": {
+        "index": "logs",
+        "query": {"bool": {"mustt": [{"match": {"message": "timeout"}}]}},
+    },
+    "search_shard_failure": {"index": "logs", "query": {"term": {"age": "abc"}}},
+    "fielddata_text": {"index": "logs", "query": {"match": {"message": "timeout"}}, "sort": "status"},
+    "result_window": {"index": "logs", "query": {"match": {"message": "timeout"}}, "from": 10000, "size": 10},
+    "validation_missing_index": {"query": {"match": {"message": "timeout"}}},
+    "invalid_index_name": {"index": "Logs"},
+    "unknown_setting": {"index": "logs", "settings": {"index.number_of_shard": 1}},
+    "script_compile": {
+        "index": "logs",
+        "id": "7",
+        "script": {"source": "ctx._source.count +=", "lang": "painless"},
+    },
 }
 
 
@@ -553,20 +594,27 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
         return Elasticsearch(base, request_timeout=_saas.TIMEOUT, max_retries=retries, retry_on_timeout=False)
 
     def case(
-        cid: str, cause: str, kind: str, outcome: str | None, exc: BaseException, tool: str
+        cid: str,
+        cause: str,
+        kind: str,
+        outcome: str | None,
+        exc: BaseException,
+        tool: str,
+        args: dict[str, Any],
     ) -> generate.Case:
-        return generate.Case(f"es-{cid}", LIBRARY, cause, kind, outcome, exc, tool)
+        return generate.Case(f"es-{cid}", LIBRARY, cause, kind, outcome, exc, tool, arguments=args)
 
     with _saas.service(ctx, "ESPORT", "") as svc:
         es = client(svc.base)
         for key, call, reply, kind, outcome, cause in _SCENARIOS:
-            tool, fn = _CALLS[call]
+            tool, args, fn = _CALLS[call]
+            args = _MODEL_ARGS.get(key, args)
             svc.reply(reply)
             try:
-                exc = _saas.catch(lambda: fn(es))
+                exc = _saas.catch(lambda: fn(es, args))
             except AssertionError:
                 raise AssertionError(key) from None
-            yield case(key, cause, kind, outcome, exc, tool)
+            yield case(key, cause, kind, outcome, exc, tool, args)
         # GET of a missing document: 404 with found: false (docs/get.html)
         svc.reply(
             Reply(404, {"_index": "logs", "_id": "7", "found": False}, _PRODUCT, "Get API (docs-get.html)")
@@ -578,6 +626,7 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
             None,
             _saas.catch(lambda: es.get(index="logs", id="7")),
             "get_document",
+            {"index": "logs", "id": "7"},
         )
         # helpers.bulk: item failures inside a 200 answer (docs-bulk.html), raised by the helper
         bulk = [
@@ -652,27 +701,38 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
                 {"_op_type": op, "_index": "logs", "_id": "7", "_source": {"message": "hi", "age": "forty"}}
             ]
             exc = _saas.catch(lambda: helpers.bulk(es, actions, max_retries=0))
-            yield case(key, cause, kind, outcome, exc, "bulk_index")
-        tool, fn = _CALLS["search"]
+            yield case(key, cause, kind, outcome, exc, "bulk_index", {"actions": actions})
+        tool, args, fn = _CALLS["search"]
         for key, kind, outcome, cause in _saas.TRANSPORT:
             svc.reply(key)
             base = {"refused": _saas.dead_base(ctx), "dns": "http://es.unreachable-host.invalid:9200"}.get(
                 key, svc.base
             )
             eb = client(base)
-            yield case(key, cause, kind, outcome, _saas.catch(lambda: fn(eb)), tool)
+            yield case(key, cause, kind, outcome, _saas.catch(lambda: fn(eb, args)), tool, args)
         er = client(_saas.dead_base(ctx), retries=1)
-        yield case(
-            "refused-retried", "connection refused (after retries)", T, NE, _saas.catch(lambda: fn(er)), tool
-        )
+        exc = _saas.catch(lambda: fn(er, args))
+        yield case("refused-retried", "connection refused (after retries)", T, NE, exc, tool, args)
         # the client's own argument checks (nothing sent)
         exc = _saas.catch(lambda: es.get(index="logs"))
         yield case(
-            "missing_id", "required argument missing (client-side check)", F, None, exc, "get_document"
+            "missing_id",
+            "required argument missing (client-side check)",
+            F,
+            None,
+            exc,
+            "get_document",
+            {"index": "logs"},
         )
         # a server that is not Elasticsearch (no X-Elastic-Product header)
         svc.reply(Reply(200, {"took": 1, "hits": {"hits": []}}, {}, "product check (elasticsearch-py 8)"))
         exc = _saas.catch(lambda: client(svc.base).search(index="logs", query={"match_all": {}}))
         yield case(
-            "unsupported_product", "the URL points at a server that is not Elasticsearch", U, None, exc, tool
+            "unsupported_product",
+            "the URL points at a server that is not Elasticsearch",
+            U,
+            None,
+            exc,
+            tool,
+            {"index": "logs", "query": {"match_all": {}}},
         )

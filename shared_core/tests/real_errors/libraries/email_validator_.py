@@ -158,10 +158,12 @@ def cases(ctx: Context) -> Iterator[Case]:
 
     for name, address in MODEL_ADDRESSES:
         exc = _catch(lambda: syntax(address))
+        cause = f"address argument ({name})"
         yield Case(
-            f"email-validator-{name}", LIBRARY, f"address argument ({name})", F, None, exc, "send_invite"
+            f"email-validator-{name}", LIBRARY, cause, F, None, exc, "send_invite", arguments={"to": address}
         )
-    exc = _catch(lambda: syntax("j\u00fcrgen@example.com", allow_smtputf8=False))
+    address = "j\u00fcrgen@example.com"
+    exc = _catch(lambda: syntax(address, allow_smtputf8=False))
     yield Case(
         "email-validator-non-ascii-local",
         LIBRARY,
@@ -170,6 +172,7 @@ def cases(ctx: Context) -> Iterator[Case]:
         None,
         exc,
         "send_invite",
+        arguments={"to": address},
     )
     with _dns_server() as port:
         ctx.name_port(port, "DNSPORT")
@@ -179,8 +182,18 @@ def cases(ctx: Context) -> Iterator[Case]:
             validate_email(address, check_deliverability=True, dns_resolver=resolver)
 
         for name, domain, cause in DELIVERABILITY:
-            exc = _catch(lambda: deliverable(f"ann@{domain}"))
-            yield Case(f"email-validator-{name}", LIBRARY, cause, F, None, exc, "send_invite")
+            address = f"ann@{domain}"
+            exc = _catch(lambda: deliverable(address))
+            yield Case(
+                f"email-validator-{name}",
+                LIBRARY,
+                cause,
+                F,
+                None,
+                exc,
+                "send_invite",
+                arguments={"to": address},
+            )
         exc = _catch(lambda: deliverable("ann@dname-loop.com"))
         yield Case(
             "email-validator-dns-yxdomain",
@@ -190,9 +203,10 @@ def cases(ctx: Context) -> Iterator[Case]:
             None,
             exc,
             "send_invite",
+            arguments={"to": "ann@dname-loop.com"},
         )
 
-        # addresses the tool read from elsewhere
+        # addresses the tool read from elsewhere: the arguments hold the file's path, the contact's id
         members = ctx.tmp / "members.txt"
         members.write_text("bob@example.com\nann@gmial.com\n")
 
@@ -208,6 +222,7 @@ def cases(ctx: Context) -> Iterator[Case]:
             None,
             _catch(mailing_list),
             "send_newsletter",
+            arguments={"list_path": str(members)},
         )
         legacy = ctx.tmp / "legacy.txt"
         legacy.write_text("bob@example.com\ncarol at example.com\n")
@@ -224,8 +239,10 @@ def cases(ctx: Context) -> Iterator[Case]:
             None,
             _catch(legacy_list),
             "send_newsletter",
+            arguments={"list_path": str(legacy)},
         )
-        exc = _catch(lambda: syntax((ctx.tmp / "subscribers.txt").read_text()))
+        subscribers = ctx.tmp / "subscribers.txt"
+        exc = _catch(lambda: syntax(subscribers.read_text()))
         yield Case(
             "email-validator-file-missing",
             LIBRARY,
@@ -234,6 +251,7 @@ def cases(ctx: Context) -> Iterator[Case]:
             None,
             exc,
             "send_newsletter",
+            arguments={"list_path": str(subscribers)},
         )
         crm = {
             "/contacts/41": ("application/json", b'{"name": "Dan", "email": "dan@parked-domain.com"}'),
@@ -253,4 +271,5 @@ def cases(ctx: Context) -> Iterator[Case]:
                     None,
                     exc,
                     "email_contact",
+                    arguments={"contact_id": contact},
                 )

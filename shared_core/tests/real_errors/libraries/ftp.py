@@ -133,9 +133,15 @@ def _ftp(port: int, user: str | None = "ann", timeout: float = 2.0) -> ftplib.FT
 
 
 def cases(ctx: Any) -> Iterator[Case]:
-    def case(cid: str, cause: str, kind: str, outcome: str | None, exc: BaseException) -> Case:
-        return Case(f"ftp-{cid}", LIBRARY, cause, kind, outcome, exc, "ftp")
+    """The ftp tool's arguments: the FTP command the model asked for (``data``: what it asked
+    to store), and ``host`` where the model named the server; the login is the tool's."""
 
+    def case(
+        cid: str, cause: str, kind: str, outcome: str | None, exc: BaseException, args: dict[str, Any]
+    ) -> Case:
+        return Case(f"ftp-{cid}", LIBRARY, cause, kind, outcome, exc, "ftp", args)
+
+    listing: dict[str, Any] = {"command": "NLST"}
     root = ctx.tmp / "ftproot"
     (root / "docs" / "old").mkdir(parents=True)
     (root / "readme.txt").write_text("hello\n")
@@ -147,97 +153,162 @@ def cases(ctx: Any) -> Iterator[Case]:
     with _server(root) as port:
         ctx.name_port(port, "FTPPORT")
         exc = catch(lambda: _ftp(port, None).login("ann", "wrong"))
-        yield case("wrong-password", "wrong password (530)", U, None, exc)
+        yield case("wrong-password", "wrong password (530)", U, None, exc, listing)
         exc = catch(lambda: _ftp(port, None).login())
-        yield case("anonymous", "anonymous login not allowed (530)", U, None, exc)
+        yield case("anonymous", "anonymous login not allowed (530)", U, None, exc, listing)
         exc = catch(lambda: _ftp(port, None).nlst())
-        yield case("not-logged-in", "command before logging in (530)", U, None, exc)
+        yield case("not-logged-in", "command before logging in (530)", U, None, exc, listing)
         ftp = _ftp(port)
-        commands: list[tuple[str, str, str, Any]] = [
-            ("no-such-file", "file does not exist (550)", A, lambda: ftp.retrbinary("RETR nope.txt", print)),
-            ("mkd-exists", "directory already exists (550)", A, lambda: ftp.mkd("docs")),
-            ("rmd-not-empty", "directory not empty (550)", A, lambda: ftp.rmd("docs")),
-            ("cwd-file", "CWD to a file (550 not a directory)", F, lambda: ftp.cwd("readme.txt")),
-            ("size-dir", "SIZE of a directory (550 not retrievable)", F, lambda: ftp.size("docs")),
-            ("rnto-first", "RNTO without RNFR (503)", F, lambda: ftp.sendcmd("RNTO new.txt")),
-            ("unknown-command", "unknown command (500)", F, lambda: ftp.sendcmd("FROB x")),
-            ("no-argument", "command needs an argument (501)", F, lambda: ftp.sendcmd("MKD")),
-            ("extra-argument", "command takes no argument (501)", F, lambda: ftp.sendcmd("PWD now")),
-            ("type", "unsupported TYPE (504)", F, lambda: ftp.sendcmd("TYPE X")),
-            ("mode", "unrecognised MODE (501)", F, lambda: ftp.sendcmd("MODE Z")),
-            ("stru", "unimplemented STRU (504)", F, lambda: ftp.sendcmd("STRU R")),
-            ("rest", "invalid REST offset (501)", F, lambda: ftp.sendcmd("REST abc")),
-            ("port-format", "malformed PORT (501)", F, lambda: ftp.sendcmd("PORT 1,2,3")),
+        # (id, cause, kind, the FTP command the model wrote, the call)
+        commands: list[tuple[str, str, str, str, Any]] = [
+            (
+                "no-such-file",
+                "file does not exist (550)",
+                A,
+                "RETR nope.txt",
+                lambda: ftp.retrbinary("RETR nope.txt", print),
+            ),
+            ("mkd-exists", "directory already exists (550)", A, "MKD docs", lambda: ftp.mkd("docs")),
+            ("rmd-not-empty", "directory not empty (550)", A, "RMD docs", lambda: ftp.rmd("docs")),
+            (
+                "cwd-file",
+                "CWD to a file (550 not a directory)",
+                F,
+                "CWD readme.txt",
+                lambda: ftp.cwd("readme.txt"),
+            ),
+            (
+                "size-dir",
+                "SIZE of a directory (550 not retrievable)",
+                F,
+                "SIZE docs",
+                lambda: ftp.size("docs"),
+            ),
+            ("rnto-first", "RNTO without RNFR (503)", F, "RNTO new.txt", lambda: ftp.sendcmd("RNTO new.txt")),
+            ("unknown-command", "unknown command (500)", F, "FROB x", lambda: ftp.sendcmd("FROB x")),
+            ("no-argument", "command needs an argument (501)", F, "MKD", lambda: ftp.sendcmd("MKD")),
+            (
+                "extra-argument",
+                "command takes no argument (501)",
+                F,
+                "PWD now",
+                lambda: ftp.sendcmd("PWD now"),
+            ),
+            ("type", "unsupported TYPE (504)", F, "TYPE X", lambda: ftp.sendcmd("TYPE X")),
+            ("mode", "unrecognised MODE (501)", F, "MODE Z", lambda: ftp.sendcmd("MODE Z")),
+            ("stru", "unimplemented STRU (504)", F, "STRU R", lambda: ftp.sendcmd("STRU R")),
+            ("rest", "invalid REST offset (501)", F, "REST abc", lambda: ftp.sendcmd("REST abc")),
+            ("port-format", "malformed PORT (501)", F, "PORT 1,2,3", lambda: ftp.sendcmd("PORT 1,2,3")),
             (
                 "port-foreign",
                 "PORT to a foreign address (501, FXP refused)",
                 U,
+                "PORT 10,0,0,9,4,1",
                 lambda: ftp.sendcmd("PORT 10,0,0,9,4,1"),
             ),
             (
                 "port-privileged",
                 "PORT to a privileged port (501)",
                 U,
+                "PORT 127,0,0,1,0,22",
                 lambda: ftp.sendcmd("PORT 127,0,0,1,0,22"),
             ),
             (
                 "chmod-format",
                 "invalid SITE CHMOD mode (501)",
                 F,
+                "SITE CHMOD 9z9 readme.txt",
                 lambda: ftp.sendcmd("SITE CHMOD 9z9 readme.txt"),
             ),
-            ("site-unknown", "unrecognised SITE command (501)", F, lambda: ftp.sendcmd("SITE FROB x")),
-            ("outside-root", "symlink outside the user's root (550)", U, lambda: ftp.cwd("etc-link")),
-            ("pass-first", "PASS when already logged in (503)", F, lambda: ftp.sendcmd("PASS pw")),
-            ("mdtm-missing", "MDTM of a missing file (550)", A, lambda: ftp.sendcmd("MDTM gone.txt")),
-            ("delete-missing", "DELE of a missing file (550)", A, lambda: ftp.delete("gone.txt")),
+            (
+                "site-unknown",
+                "unrecognised SITE command (501)",
+                F,
+                "SITE FROB x",
+                lambda: ftp.sendcmd("SITE FROB x"),
+            ),
+            (
+                "outside-root",
+                "symlink outside the user's root (550)",
+                U,
+                "CWD etc-link",
+                lambda: ftp.cwd("etc-link"),
+            ),
+            ("pass-first", "PASS when already logged in (503)", F, "PASS pw", lambda: ftp.sendcmd("PASS pw")),
+            (
+                "mdtm-missing",
+                "MDTM of a missing file (550)",
+                A,
+                "MDTM gone.txt",
+                lambda: ftp.sendcmd("MDTM gone.txt"),
+            ),
+            (
+                "delete-missing",
+                "DELE of a missing file (550)",
+                A,
+                "DELE gone.txt",
+                lambda: ftp.delete("gone.txt"),
+            ),
         ]
-        for cid, cause, kind, fn in commands:
-            yield case(cid, cause, kind, None, catch(fn))
+        for cid, cause, kind, command, fn in commands:
+            yield case(cid, cause, kind, None, catch(fn), {"command": command})
         for name, (_, kind, outcome, cause) in CANNED.items():
             ftp = _ftp(port)
             verb = "RETR" if name == "aborted.bin" else "STOR"
             if verb == "RETR":
                 exc = catch(lambda: ftp.retrbinary(f"RETR {name}", print))
+                args: dict[str, Any] = {"command": f"RETR {name}"}
             else:
                 exc = catch(lambda: ftp.storbinary(f"STOR {name}", _data()))
-            yield case(f"canned-{name.split('.')[0].replace('?', '')}", cause, kind, outcome, exc)
+                args = {"command": f"STOR {name}", "data": DATA}
+            yield case(f"canned-{name.split('.')[0].replace('?', '')}", cause, kind, outcome, exc, args)
             ftp.close()
         ftp = _ftp(port)
         ftp.set_pasv(False)
+        # the PORT command is the tool's (active mode, its own data port), not the model's
         exc = catch(lambda: ftp.sendcmd(f"PORT 127,0,0,1,{ctx.dead // 256},{ctx.dead % 256}"))
-        yield case("data-refused", "data connection refused (425)", T, NE, exc)
+        yield case("data-refused", "data connection refused (425)", T, NE, exc, {**listing, "passive": False})
         reader = _ftp(port, "reader")
         exc = catch(lambda: reader.storbinary("STOR new.txt", _data()))
-        yield case("no-write-permission", "user without write permission (550)", U, None, exc)
+        args = {"command": "STOR new.txt", "data": DATA}
+        yield case("no-write-permission", "user without write permission (550)", U, None, exc, args)
         exc = catch(lambda: reader.delete("readme.txt"))
-        yield case("no-delete-permission", "user without delete permission (550)", U, None, exc)
+        args = {"command": "DELE readme.txt"}
+        yield case("no-delete-permission", "user without delete permission (550)", U, None, exc, args)
         exc = catch(lambda: ftplib.FTP_TLS(timeout=2).connect("127.0.0.1", port) and _tls_auth(port))
-        yield case("no-tls", "TLS not offered by the server (AUTH TLS)", U, None, exc)
+        yield case(
+            "no-tls", "TLS not offered by the server (AUTH TLS)", U, None, exc, {**listing, "tls": True}
+        )
     with _server(root, max_cons=2) as port:
         ctx.name_port(port, "FTPPORT2")
         held = _ftp(port)
-        yield case("max-connections", "too many connections (421)", T, NE, catch(lambda: _ftp(port)))
+        exc = catch(lambda: _ftp(port))
+        yield case("max-connections", "too many connections (421)", T, NE, exc, listing)
         held.close()
     with _server(root, max_cons_per_ip=1) as port:
         ctx.name_port(port, "FTPPORT3")
         held = _ftp(port)
         exc = catch(lambda: _ftp(port))
-        yield case("max-per-ip", "too many connections from the address (421)", T, NE, exc)
+        yield case("max-per-ip", "too many connections from the address (421)", T, NE, exc, listing)
         held.close()
     with _server(root, handler={"timeout": 0.3}) as port:
         ctx.name_port(port, "FTPPORT4")
         idle = _ftp(port)
         time.sleep(0.8)
-        yield case("idle-timeout", "server closed the idle session (421)", T, NE, catch(lambda: idle.pwd()))
+        exc = catch(lambda: idle.pwd())
+        yield case("idle-timeout", "server closed the idle session (421)", T, NE, exc, {"command": "PWD"})
 
     def greet_then_close(conn: socket.socket) -> None:
         conn.sendall(b"220 ready\r\n")
         conn.recv(100)
 
+    def at(port: int) -> dict[str, Any]:
+        return {"host": f"127.0.0.1:{port}", **listing}
+
     with raw_server(greet_then_close) as p:
         ctx.name_port(p, "RAWPORT")
-        yield case("closed", "server closed the connection without a reply", A, None, catch(lambda: _ftp(p)))
+        exc = catch(lambda: _ftp(p))
+        yield case("closed", "server closed the connection without a reply", A, None, exc, at(p))
 
     def http_answer(conn: socket.socket) -> None:
         conn.sendall(b"HTTP/1.1 400 Bad Request\r\n\r\n")
@@ -245,20 +316,24 @@ def cases(ctx: Any) -> Iterator[Case]:
 
     with raw_server(http_answer) as p:
         ctx.name_port(p, "RAWPORT2")
-        yield case("not-ftp", "the port is not an FTP server (wrong port)", F, None, catch(lambda: _ftp(p)))
+        exc = catch(lambda: _ftp(p))
+        yield case("not-ftp", "the port is not an FTP server (wrong port)", F, None, exc, at(p))
     with raw_server(lambda conn: time.sleep(0.6)) as p:
         ctx.name_port(p, "RAWPORT3")
         exc = catch(lambda: _ftp(p, timeout=0.2))
-        yield case("greeting-timeout", "no greeting within the timeout (nothing sent)", T, NE, exc)
-    yield case("refused", "connection refused", T, NE, catch(lambda: _ftp(ctx.dead)))
+        yield case("greeting-timeout", "no greeting within the timeout (nothing sent)", T, NE, exc, at(p))
+    yield case("refused", "connection refused", T, NE, catch(lambda: _ftp(ctx.dead)), at(ctx.dead))
     exc = catch(lambda: ftplib.FTP("ftp.nonexistent.invalid", timeout=2))
-    yield case("dns", "DNS name does not resolve", T, NE, exc)
+    yield case("dns", "DNS name does not resolve", T, NE, exc, {"host": "ftp.nonexistent.invalid", **listing})
+
+
+DATA = "payload\n"
 
 
 def _data() -> Any:
     import io
 
-    return io.BytesIO(b"payload\n")
+    return io.BytesIO(DATA.encode())
 
 
 def _tls_auth(port: int) -> None:

@@ -704,6 +704,31 @@ _CALLS: dict[str, tuple[str, Any]] = {
 }
 
 
+# the arguments the model wrote for each call of ``_CALLS`` (the token and the base URL are
+# the tool's)
+_REPO = "octo-org/hello"
+_SHA = "7638417db6d59f3c431d3e1f261cc637155684cd"
+_ARGS: dict[str, dict[str, Any]] = {
+    "get_repo": {"repo": _REPO},
+    "get_user": {},
+    "get_named_user": {"username": "ghost-user"},
+    "create_issue": {"repo": _REPO, "title": "Crash on start"},
+    "delete_repo": {"repo": _REPO},
+    "create_file": {"repo": _REPO, "path": "data/big.bin", "message": "add data", "content": "x"},
+    "get_contents": {"repo": _REPO, "path": "README.md"},
+    "get_protection": {"repo": _REPO, "branch": "main"},
+    "get_commits": {"repo": _REPO},
+    "get_commit": {"repo": _REPO, "sha": "0000000"},
+    "merge_pull": {"repo": _REPO, "number": 7},
+    "update_file": {"repo": _REPO, "path": "README.md", "message": "edit", "content": "new", "sha": _SHA},
+    "create_label": {"repo": _REPO, "name": "bug", "color": "zzzzzz"},
+    "create_repo": {"name": "hello"},
+    "create_ref": {"repo": _REPO, "ref": "refs/heads/feature-x", "sha": _SHA},
+    "create_pull": {"repo": _REPO, "base": "main", "head": "feature-x", "title": "Feature"},
+    "search": {"query": "is:open label:bug"},
+}
+
+
 def cases(ctx: Any) -> Iterator[generate.Case]:
     from github import Auth, Github, GithubRetry
 
@@ -718,9 +743,15 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
         )
 
     def case(
-        cid: str, cause: str, kind: str, outcome: str | None, exc: BaseException, tool: str
+        cid: str,
+        cause: str,
+        kind: str,
+        outcome: str | None,
+        exc: BaseException,
+        tool: str,
+        arguments: dict[str, Any],
     ) -> generate.Case:
-        return generate.Case(f"github-{cid}", LIBRARY, cause, kind, outcome, exc, tool)
+        return generate.Case(f"github-{cid}", LIBRARY, cause, kind, outcome, exc, tool, arguments=arguments)
 
     with _saas.service(ctx, "GITHUBPORT", "GitHub.com") as svc:
         g = client(svc.base)
@@ -731,13 +762,13 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
                 exc = _saas.catch(lambda: fn(g))
             except AssertionError:
                 raise AssertionError(key) from None
-            yield case(key, cause, kind, outcome, exc, tool)
+            yield case(key, cause, kind, outcome, exc, tool, _ARGS[call])
         tool, fn = _CALLS["create_issue"]
         for key, kind, outcome, cause in _saas.TRANSPORT:
             svc.reply(key)
             base = {"refused": _saas.dead_base(ctx), "dns": _saas.DNS_BASE}.get(key, svc.base)
             gb = client(base)
-            yield case(key, cause, kind, outcome, _saas.catch(lambda: fn(gb)), tool)
+            yield case(key, cause, kind, outcome, _saas.catch(lambda: fn(gb)), tool, _ARGS["create_issue"])
         # PyGithub's own retry (GithubRetry over urllib3) of a 502, then of a refused connection
         svc.reply(Reply(502, _UNICORN, {}, "GitHub's 502 page"))
         retrying = client(svc.base, GithubRetry(total=1, backoff_factor=0))
@@ -748,6 +779,7 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
             UO,
             _saas.catch(lambda: _CALLS["get_repo"][1](retrying)),
             "get_repository",
+            _ARGS["get_repo"],
         )
         retrying_dead = client(_saas.dead_base(ctx), GithubRetry(total=1, backoff_factor=0))
         yield case(
@@ -757,4 +789,5 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
             NE,
             _saas.catch(lambda: _CALLS["get_repo"][1](retrying_dead)),
             "get_repository",
+            _ARGS["get_repo"],
         )

@@ -239,40 +239,66 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
     _http.set_client_factory(lambda: httpx2.Client(follow_redirects=True, timeout=_saas.TIMEOUT))
 
     def case(
-        cid: str, cause: str, kind: str, outcome: str | None, exc: BaseException, tool: str
+        cid: str,
+        cause: str,
+        kind: str,
+        outcome: str | None,
+        exc: BaseException,
+        tool: str,
+        args: dict[str, Any],
     ) -> generate.Case:
-        return generate.Case(f"hf-{cid}", LIBRARY, cause, kind, outcome, exc, tool)
+        return generate.Case(f"hf-{cid}", LIBRARY, cause, kind, outcome, exc, tool, arguments=args)
 
-    def calls(base: str) -> dict[str, tuple[str, Any]]:
+    repo = "acme/sentiment-bert"
+    gated_repo, filename = "meta-llama/Llama-3.1-8B", "config.json"
+
+    def calls(base: str) -> dict[str, tuple[str, dict[str, Any], Any]]:
+        """call -> (tool, the model's arguments, the call); endpoint and token are the tool's."""
         api = HfApi(endpoint=base, token=_TOKEN)
         return {
             "model_info": (
                 "model_info",
-                lambda: api.model_info("acme/sentiment-bert", timeout=_saas.TIMEOUT),
+                {"repo_id": repo},
+                lambda: api.model_info(repo, timeout=_saas.TIMEOUT),
             ),
-            "dataset_info": ("dataset_info", lambda: api.dataset_info("acme/reviews")),
-            "model_info_rev": ("model_info", lambda: api.model_info("acme/sentiment-bert", revision="v9.9")),
+            "dataset_info": (
+                "dataset_info",
+                {"repo_id": "acme/reviews"},
+                lambda: api.dataset_info("acme/reviews"),
+            ),
+            "model_info_rev": (
+                "model_info",
+                {"repo_id": repo, "revision": "v9.9"},
+                lambda: api.model_info(repo, revision="v9.9"),
+            ),
             "download": (
                 "download_file",
+                {"repo_id": gated_repo, "filename": filename},
                 lambda: hf_hub_download(
-                    "meta-llama/Llama-3.1-8B",
-                    "config.json",
+                    gated_repo,
+                    filename,
                     endpoint=base,
                     token=_TOKEN,
                     cache_dir=ctx.tmp / "hf-cache",
                     etag_timeout=_saas.TIMEOUT,
                 ),
             ),
-            "whoami": ("whoami", lambda: api.whoami()),
-            "create_repo": ("create_repo", lambda: api.create_repo("acme/sentiment-bert")),
-            "delete_file": ("delete_file", lambda: api.delete_file("weights/old.bin", "acme/sentiment-bert")),
+            "whoami": ("whoami", {}, lambda: api.whoami()),
+            "create_repo": ("create_repo", {"repo_id": repo}, lambda: api.create_repo(repo)),
+            "delete_file": (
+                "delete_file",
+                {"path_in_repo": "weights/old.bin", "repo_id": repo},
+                lambda: api.delete_file("weights/old.bin", repo),
+            ),
             "create_branch": (
                 "create_branch",
-                lambda: api.create_branch("acme/sentiment-bert", branch="dev"),
+                {"repo_id": repo, "branch": "dev"},
+                lambda: api.create_branch(repo, branch="dev"),
             ),
             "settings": (
                 "update_repo_settings",
-                lambda: api.update_repo_settings("acme/sentiment-bert", gated="sometimes"),
+                {"repo_id": repo, "gated": "sometimes"},
+                lambda: api.update_repo_settings(repo, gated="sometimes"),
             ),
         }
 
@@ -280,37 +306,37 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
         with _saas.service(ctx, "HFPORT", "") as svc:
             c = calls(svc.base)
             for key, call, reply, kind, outcome, cause in _SCENARIOS:
-                tool, fn = c[call]
+                tool, args, fn = c[call]
                 svc.reply(reply)
                 try:
                     exc = _saas.catch(fn)
                 except AssertionError:
                     raise AssertionError(key) from None
-                yield case(key, cause, kind, outcome, exc, tool)
+                yield case(key, cause, kind, outcome, exc, tool, args)
             for key, kind, outcome, cause in _saas.TRANSPORT:
                 svc.reply(key)
                 base = {"refused": _saas.dead_base(ctx), "dns": "https://hub.unreachable-host.invalid"}.get(
                     key, svc.base
                 )
-                tool, fn = calls(base)["model_info"]
-                yield case(key, cause, kind, outcome, _saas.catch(fn), tool)
+                tool, args, fn = calls(base)["model_info"]
+                yield case(key, cause, kind, outcome, _saas.catch(fn), tool, args)
             # a download whose connection breaks after the request was sent (a refused or
             # unresolved one is retried with backoff for ~25 s before LocalEntryNotFoundError)
             for key, kind, outcome, cause in _saas.TRANSPORT:
                 if key not in (_saas.RESET, _saas.CLOSE):
                     continue
                 svc.reply(key)
-                tool, fn = calls(svc.base)["download"]
-                yield case(
-                    f"download-{key}", cause + " (no cached copy)", kind, outcome, _saas.catch(fn), tool
-                )
+                tool, args, fn = calls(svc.base)["download"]
+                cause += " (no cached copy)"
+                yield case(f"download-{key}", cause, kind, outcome, _saas.catch(fn), tool, args)
             # the library's own checks (nothing sent)
             api = HfApi(endpoint=svc.base, token=_TOKEN)
             exc = _saas.catch(lambda: api.model_info("acme//sentiment bert"))
+            cause = "repository id malformed (client-side check)"
             yield case(
-                "invalid_repo_id", "repository id malformed (client-side check)", F, None, exc, "model_info"
+                "invalid_repo_id", cause, F, None, exc, "model_info", {"repo_id": "acme//sentiment bert"}
             )
-            exc = _saas.catch(lambda: api.create_repo("acme/sentiment-bert", repo_type="notebook"))
+            exc = _saas.catch(lambda: api.create_repo(repo, repo_type="notebook"))
             yield case(
                 "invalid_repo_type",
                 "unknown repository type (client-side check)",
@@ -318,6 +344,7 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
                 None,
                 exc,
                 "create_repo",
+                {"repo_id": repo, "repo_type": "notebook"},
             )
     finally:
         _http.set_client_factory(_http.default_client_factory)

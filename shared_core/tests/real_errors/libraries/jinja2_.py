@@ -74,6 +74,7 @@ def cases(ctx: Context) -> Iterator[Case]:
             None,
             exc,
             "render_template",
+            {"template": text},
         )
     for name, text, data in MODEL_RENDERS:
         exc = _catch(lambda: env.from_string(text).render(**data))
@@ -85,12 +86,20 @@ def cases(ctx: Context) -> Iterator[Case]:
             None,
             exc,
             "render_template",
+            {"template": text, "variables": data},
         )
 
     files = jinja2.Environment(loader=jinja2.FileSystemLoader(str(ctx.tmp)), undefined=jinja2.StrictUndefined)
     exc = _catch(lambda: files.get_template("email/welcome.html"))
     yield Case(
-        "jinja2-template-missing", LIBRARY, "template file does not exist", A, None, exc, "render_template"
+        "jinja2-template-missing",
+        LIBRARY,
+        "template file does not exist",
+        A,
+        None,
+        exc,
+        "render_template",
+        {"template_name": "email/welcome.html"},
     )
     (ctx.tmp / "base.html").write_text("<html>{% block body %}</html>\n")
     exc = _catch(lambda: files.get_template("base.html"))
@@ -102,6 +111,7 @@ def cases(ctx: Context) -> Iterator[Case]:
         None,
         exc,
         "render_template",
+        {"template_name": "base.html"},
     )
     (ctx.tmp / "page.html").write_text('{% extends "layout.html" %}\n')
     exc = _catch(lambda: files.get_template("page.html").render())
@@ -113,6 +123,7 @@ def cases(ctx: Context) -> Iterator[Case]:
         None,
         exc,
         "render_template",
+        {"template_name": "page.html"},
     )
 
     sandbox = SandboxedEnvironment()
@@ -122,5 +133,12 @@ def cases(ctx: Context) -> Iterator[Case]:
     ]:
         exc = _catch(lambda: sandbox.from_string(text).render())
         yield Case(
-            f"jinja2-{name}", LIBRARY, "sandbox refuses unsafe access", U, None, exc, "render_template"
+            f"jinja2-{name}",
+            LIBRARY,
+            "sandbox refuses unsafe access",
+            U,
+            None,
+            exc,
+            "render_template",
+            {"template": text},
         )

@@ -385,19 +385,54 @@ _SCENARIOS: list[tuple[str, str, Reply, str, str | None, str]] = [
     ),
 ]
 
-_CALLS: dict[str, tuple[str, Any]] = {
-    "issue": ("get_issue", lambda j: j.issue("OPS-123")),
-    "project": ("get_project", lambda j: j.project("OPZ")),
-    "search": ("search_issues", lambda j: j.search_issues("project = OPS AND status = Open")),
+_FIELDS = {"project": {"key": "OPS"}, "summary": "Disk alert on db-3", "issuetype": {"name": "Task"}}
+
+# call -> (tool, the model's arguments, the call); the site and its credentials are the tool's
+_CALLS: dict[str, tuple[str, dict[str, Any], Any]] = {
+    "issue": ("get_issue", {"issue": "OPS-123"}, lambda j: j.issue("OPS-123")),
+    "project": ("get_project", {"project": "OPZ"}, lambda j: j.project("OPZ")),
+    "search": (
+        "search_issues",
+        {"jql": "project = OPS AND status = Open"},
+        lambda j: j.search_issues("project = OPS AND status = Open"),
+    ),
     "create": (
         "create_issue",
+        {"fields": _FIELDS},
         lambda j: j.create_issue(
             fields={"project": {"key": "OPS"}, "summary": "Disk alert on db-3", "issuetype": {"name": "Task"}}
         ),
     ),
-    "comment": ("add_comment", lambda j: j.add_comment("OPS-123", "Restarted the service.")),
-    "transition": ("transition_issue", lambda j: j.transition_issue("OPS-123", "31")),
-    "worklog": ("add_worklog", lambda j: j.add_worklog("OPS-123", timeSpent="2h")),
+    "comment": (
+        "add_comment",
+        {"issue": "OPS-123", "body": "Restarted the service."},
+        lambda j: j.add_comment("OPS-123", "Restarted the service."),
+    ),
+    "transition": (
+        "transition_issue",
+        {"issue": "OPS-123", "transition": "31"},
+        lambda j: j.transition_issue("OPS-123", "31"),
+    ),
+    "worklog": (
+        "add_worklog",
+        {"issue": "OPS-123", "timeSpent": "2h"},
+        lambda j: j.add_worklog("OPS-123", timeSpent="2h"),
+    ),
+}
+
+# What the site's answer says the model put in the request body (which the stand-in does
+# not read, nor the exception show): the arguments of those calls. (A search's JQL is in
+# the URL the exception shows, so it stays the call's.)
+_SENT: dict[str, dict[str, Any]] = {
+    "create_no_summary": {"fields": {"project": {"key": "OPS"}, "issuetype": {"name": "Task"}}},
+    "create_field_not_on_screen": {"fields": {**_FIELDS, "customfield_10020": 42}},
+    "create_summary_too_long": {"fields": {**_FIELDS, "summary": "Disk alert on db-3 " * 14}},
+    "create_bad_priority": {"fields": {**_FIELDS, "priority": {"name": "Urgent"}}},
+    "create_bad_duedate": {"fields": {**_FIELDS, "duedate": "2026-13-45"}},
+    "assignee_not_assignable": {"fields": {**_FIELDS, "assignee": {"name": "ops-intern"}}},
+    "transition_invalid": {"issue": "OPS-123", "transition": "99"},
+    "worklog_bad_duration": {"issue": "OPS-123", "timeSpent": "two hours"},
+    "comment_empty": {"issue": "OPS-123", "body": ""},
 }
 
 
@@ -414,9 +449,15 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
         )
 
     def case(
-        cid: str, cause: str, kind: str, outcome: str | None, exc: BaseException, tool: str
+        cid: str,
+        cause: str,
+        kind: str,
+        outcome: str | None,
+        exc: BaseException,
+        tool: str,
+        args: dict[str, Any],
     ) -> generate.Case:
-        return generate.Case(f"jira-{cid}", LIBRARY, cause, kind, outcome, exc, tool)
+        return generate.Case(f"jira-{cid}", LIBRARY, cause, kind, outcome, exc, tool, arguments=args)
 
     with _saas.service(ctx, "JIRAPORT") as svc:
         plain_pick = svc.pick
@@ -429,9 +470,9 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
         svc.pick = pick  # type: ignore[method-assign]
         j = client(svc.base)
         for key, call, reply, kind, outcome, cause in _SCENARIOS:
-            tool, fn = _CALLS[call]
+            tool, args, fn = _CALLS[call]
             svc.reply(reply)
-            yield case(key, cause, kind, outcome, _saas.catch(lambda: fn(j)), tool)
+            yield case(key, cause, kind, outcome, _saas.catch(lambda: fn(j)), tool, _SENT.get(key, args))
 
         # the client's own checks of the call's arguments
         svc.reply(
@@ -444,6 +485,7 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
             None,
             _saas.catch(lambda: j.transition_issue("OPS-123", "Closed")),
             "transition_issue",
+            {"issue": "OPS-123", "transition": "Closed"},
         )
         missing = ctx.tmp / "reports" / "q3-summary.pdf"
         yield case(
@@ -453,12 +495,13 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
             None,
             _saas.catch(lambda: j.add_attachment("OPS-123", str(missing))),
             "add_attachment",
+            {"issue": "OPS-123", "path": str(missing)},
         )
 
         for call in ("create", "issue"):
-            tool, fn = _CALLS[call]
+            tool, args, fn = _CALLS[call]
             for key, kind, outcome, cause in _saas.TRANSPORT:
                 svc.reply(key)
                 base = {"refused": _saas.dead_base(ctx), "dns": _saas.DNS_BASE}.get(key, svc.base)
                 jb = client(base)
-                yield case(f"{key}-{call}", cause, kind, outcome, _saas.catch(lambda: fn(jb)), tool)
+                yield case(f"{key}-{call}", cause, kind, outcome, _saas.catch(lambda: fn(jb)), tool, args)

@@ -1,6 +1,7 @@
 # ruff: noqa: B023 - each lambda is called at once, in its own loop turn
 """jmespath: JMESPath queries the model wrote in its arguments (fixable); a JSON file on
-disk to query (ambiguous)."""
+disk to query (ambiguous). ``query_json`` takes the model's query and either the document
+the model passed (``data``) or the path of a JSON file to read."""
 
 from __future__ import annotations
 
@@ -66,14 +67,38 @@ def cases(ctx: Context) -> Iterator[Case]:
     for name, query in MODEL_QUERIES:
         exc = _catch(lambda: jmespath.search(query, DOC))
         yield Case(
-            f"jmespath-{name}", LIBRARY, f"query from the arguments ({name})", F, None, exc, "query_json"
+            f"jmespath-{name}",
+            LIBRARY,
+            f"query from the arguments ({name})",
+            F,
+            None,
+            exc,
+            "query_json",
+            {"query": query, "data": DOC},
         )
 
-    exc = _catch(lambda: jmespath.search("orders[*].id", json.load(open(ctx.tmp / "orders.json"))))  # noqa: SIM115
+    missing = ctx.tmp / "orders.json"
+    exc = _catch(lambda: jmespath.search("orders[*].id", json.load(open(missing))))  # noqa: SIM115
     yield Case(
-        "jmespath-file-missing", LIBRARY, "JSON file to query does not exist", A, None, exc, "query_json"
+        "jmespath-file-missing",
+        LIBRARY,
+        "JSON file to query does not exist",
+        A,
+        None,
+        exc,
+        "query_json",
+        {"query": "orders[*].id", "path": str(missing)},
     )
     broken = ctx.tmp / "export.json"
     broken.write_text('{"orders": [{"id": 1}, {"id": 2}')
     exc = _catch(lambda: jmespath.search("orders[*].id", json.loads(broken.read_text())))
-    yield Case("jmespath-file-truncated", LIBRARY, "JSON file on disk cut short", A, None, exc, "query_json")
+    yield Case(
+        "jmespath-file-truncated",
+        LIBRARY,
+        "JSON file on disk cut short",
+        A,
+        None,
+        exc,
+        "query_json",
+        {"query": "orders[*].id", "path": str(broken)},
+    )

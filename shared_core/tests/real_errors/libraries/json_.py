@@ -66,9 +66,28 @@ MODEL_JSON: list[tuple[str, str]] = [
 def cases(ctx: Context) -> Iterator[Case]:
     for name, text in MODEL_JSON:
         exc = _catch(lambda: json.loads(text))
-        yield Case(f"json-{name}", LIBRARY, f"JSON from the arguments ({name})", F, None, exc, "call_api")
-    exc = _catch(lambda: json.loads(b'{"a": 1}\xff'))
-    yield Case("json-bytes-not-utf8", LIBRARY, "bytes argument not UTF-8", F, None, exc, "call_api")
+        yield Case(
+            f"json-{name}",
+            LIBRARY,
+            f"JSON from the arguments ({name})",
+            F,
+            None,
+            exc,
+            "call_api",
+            arguments={"body": text},
+        )
+    body = b'{"a": 1}\xff'
+    exc = _catch(lambda: json.loads(body))
+    yield Case(
+        "json-bytes-not-utf8",
+        LIBRARY,
+        "bytes argument not UTF-8",
+        F,
+        None,
+        exc,
+        "call_api",
+        arguments={"body": body.decode("latin-1")},  # the byte 0xff as the model sent it: "ÿ"
+    )
 
     # a server's page where JSON was expected: the text is not the model's
     url = f"http://127.0.0.1:{ctx.port}/s/{route('rest_html')}"
@@ -78,17 +97,63 @@ def cases(ctx: Context) -> Iterator[Case]:
             json.loads(response.read().decode())
 
     yield Case(
-        "json-server-html", LIBRARY, "server sent an HTML page", A, None, _catch(fetch_json), "fetch_json"
+        "json-server-html",
+        LIBRARY,
+        "server sent an HTML page",
+        A,
+        None,
+        _catch(fetch_json),
+        "fetch_json",
+        arguments={"url": url},
     )
     cache = ctx.tmp / "cache.json"
     cache.write_text('{"items": [1, 2, 3')
     exc = _catch(lambda: json.load(cache.open()))
-    yield Case("json-file-truncated", LIBRARY, "file on disk cut short", A, None, exc, "read_cache")
-    exc = _catch(lambda: json.load(open(ctx.tmp / "state.json")))  # noqa: SIM115
-    yield Case("json-file-missing", LIBRARY, "file does not exist", A, None, exc, "read_cache")
+    yield Case(
+        "json-file-truncated",
+        LIBRARY,
+        "file on disk cut short",
+        A,
+        None,
+        exc,
+        "read_cache",
+        arguments={"path": str(cache)},
+    )
+    state = ctx.tmp / "state.json"
+    exc = _catch(lambda: json.load(open(state)))  # noqa: SIM115
+    yield Case(
+        "json-file-missing",
+        LIBRARY,
+        "file does not exist",
+        A,
+        None,
+        exc,
+        "read_cache",
+        arguments={"path": str(state)},
+    )
 
     # the interpreter's limits
-    exc = _catch(lambda: json.loads("[" * 100_000 + "]" * 100_000))
-    yield Case("json-too-deep", LIBRARY, "nesting beyond the recursion limit", U, None, exc, "call_api")
-    exc = _catch(lambda: json.loads('{"n": ' + "7" * 5000 + "}"))
-    yield Case("json-int-digits", LIBRARY, "integer beyond the digit limit", U, None, exc, "call_api")
+    deep = "[" * 100_000 + "]" * 100_000
+    exc = _catch(lambda: json.loads(deep))
+    yield Case(
+        "json-too-deep",
+        LIBRARY,
+        "nesting beyond the recursion limit",
+        U,
+        None,
+        exc,
+        "call_api",
+        arguments={"value": deep[:200] + "..."},  # 200,000 characters: only their start
+    )
+    digits = '{"n": ' + "7" * 5000 + "}"
+    exc = _catch(lambda: json.loads(digits))
+    yield Case(
+        "json-int-digits",
+        LIBRARY,
+        "integer beyond the digit limit",
+        U,
+        None,
+        exc,
+        "call_api",
+        arguments={"body": digits},
+    )

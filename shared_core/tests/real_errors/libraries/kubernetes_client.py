@@ -491,45 +491,53 @@ _DEP_BODY = {
     },
 }
 
-_CALLS: dict[str, tuple[str, Any]] = {
+_SVC_BODY = {
+    "apiVersion": "v1",
+    "kind": "Service",
+    "metadata": {"name": "web"},
+    "spec": {"clusterIP": "10.96.0.99"},
+}
+_CM_BODY = {"metadata": {"name": "blob"}, "data": {"k": "v"}}
+_WEB = {"name": "web", "namespace": "default"}
+
+# call -> (tool, the model's arguments, the call); the cluster's host and token are the
+# tool's configuration, the Eviction wrapper the tool's own
+_CALLS: dict[str, tuple[str, dict[str, Any], Any]] = {
     "list_pods": (
         "list_pods",
+        {"namespace": "kube-system"},
         lambda c: c["core"].list_namespaced_pod("kube-system", _request_timeout=_saas.TIMEOUT),
     ),
     "read_pod": (
         "get_pod",
+        _WEB,
         lambda c: c["core"].read_namespaced_pod("web", "default", _request_timeout=_saas.TIMEOUT),
     ),
     "create_pod": (
         "create_pod",
+        {"namespace": "default", "body": _POD_BODY},
         lambda c: c["core"].create_namespaced_pod("default", _POD_BODY, _request_timeout=_saas.TIMEOUT),
     ),
     "read_log": (
         "pod_logs",
+        _WEB,
         lambda c: c["core"].read_namespaced_pod_log("web", "default", _request_timeout=_saas.TIMEOUT),
     ),
     "replace_service": (
         "update_service",
+        {**_WEB, "body": _SVC_BODY},
         lambda c: c["core"].replace_namespaced_service(
-            "web",
-            "default",
-            {
-                "apiVersion": "v1",
-                "kind": "Service",
-                "metadata": {"name": "web"},
-                "spec": {"clusterIP": "10.96.0.99"},
-            },
-            _request_timeout=_saas.TIMEOUT,
+            "web", "default", _SVC_BODY, _request_timeout=_saas.TIMEOUT
         ),
     ),
     "create_configmap": (
         "create_configmap",
-        lambda c: c["core"].create_namespaced_config_map(
-            "default", {"metadata": {"name": "blob"}, "data": {"k": "v"}}, _request_timeout=_saas.TIMEOUT
-        ),
+        {"namespace": "default", "body": _CM_BODY},
+        lambda c: c["core"].create_namespaced_config_map("default", _CM_BODY, _request_timeout=_saas.TIMEOUT),
     ),
     "evict_pod": (
         "evict_pod",
+        _WEB,
         lambda c: c["core"].create_namespaced_pod_eviction(
             "web",
             "default",
@@ -543,24 +551,28 @@ _CALLS: dict[str, tuple[str, Any]] = {
     ),
     "create_deployment": (
         "create_deployment",
+        {"namespace": "default", "body": _DEP_BODY},
         lambda c: c["apps"].create_namespaced_deployment(
             "default", _DEP_BODY, _request_timeout=_saas.TIMEOUT
         ),
     ),
     "replace_deployment": (
         "update_deployment",
+        {**_WEB, "body": _DEP_BODY},
         lambda c: c["apps"].replace_namespaced_deployment(
             "web", "default", _DEP_BODY, _request_timeout=_saas.TIMEOUT
         ),
     ),
     "patch_deployment": (
         "scale_deployment",
+        {**_WEB, "replicas": 3},
         lambda c: c["apps"].patch_namespaced_deployment(
             "web", "default", {"spec": {"replicas": 3}}, _request_timeout=_saas.TIMEOUT
         ),
     ),
     "list_custom": (
         "list_custom_objects",
+        {"group": "metrics.k8s.io", "version": "v1beta1", "namespace": "default", "plural": "pods"},
         lambda c: c["custom"].list_namespaced_custom_object(
             "metrics.k8s.io", "v1beta1", "default", "pods", _request_timeout=_saas.TIMEOUT
         ),
@@ -581,41 +593,50 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
         return {"core": k8s.CoreV1Api(api), "apps": k8s.AppsV1Api(api), "custom": k8s.CustomObjectsApi(api)}
 
     def case(
-        cid: str, cause: str, kind: str, outcome: str | None, exc: BaseException, tool: str
+        cid: str,
+        cause: str,
+        kind: str,
+        outcome: str | None,
+        exc: BaseException,
+        tool: str,
+        args: dict[str, Any],
     ) -> generate.Case:
-        return generate.Case(f"k8s-{cid}", LIBRARY, cause, kind, outcome, exc, tool)
+        return generate.Case(f"k8s-{cid}", LIBRARY, cause, kind, outcome, exc, tool, args)
 
     with _saas.service(ctx, "K8SPORT", "") as svc:
         c = clients(svc.base)
         for key, call, reply, kind, outcome, cause in _SCENARIOS:
-            tool, fn = _CALLS[call]
+            tool, args, fn = _CALLS[call]
             svc.reply(reply)
             try:
                 exc = _saas.catch(lambda: fn(c))
             except AssertionError:
                 raise AssertionError(key) from None
-            yield case(key, cause, kind, outcome, exc, tool)
-        tool, fn = _CALLS["read_pod"]
+            yield case(key, cause, kind, outcome, exc, tool, args)
+        tool, args, fn = _CALLS["read_pod"]
         for key, kind, outcome, cause in _saas.TRANSPORT:
             svc.reply(key)
             base = {"refused": _saas.dead_base(ctx), "dns": "https://k8s.unreachable-host.invalid:6443"}.get(
                 key, svc.base
             )
             cb = clients(base)
-            yield case(key, cause, kind, outcome, _saas.catch(lambda: fn(cb)), tool)
+            yield case(key, cause, kind, outcome, _saas.catch(lambda: fn(cb)), tool, args)
         # the client's default: urllib3's own retries (retries=None)
         cd = clients(_saas.dead_base(ctx), None)
-        yield case(
-            "refused-retried", "connection refused (after retries)", T, NE, _saas.catch(lambda: fn(cd)), tool
-        )
+        exc = _saas.catch(lambda: fn(cd))
+        yield case("refused-retried", "connection refused (after retries)", T, NE, exc, tool, args)
         # the generated client's own argument checks (nothing is sent)
         exc = _saas.catch(lambda: c["core"].read_namespaced_pod(None, "default"))
-        yield case("missing_param", "required parameter missing (client-side check)", F, None, exc, "get_pod")
+        args = {"name": None, "namespace": "default"}
+        yield case(
+            "missing_param", "required parameter missing (client-side check)", F, None, exc, "get_pod", args
+        )
         exc = _saas.catch(lambda: c["core"].read_namespaced_pod("web", "default", labelSelector="app=web"))
-        yield case(
-            "unexpected_kwarg", "unexpected keyword argument (client-side check)", F, None, exc, "get_pod"
-        )
+        args = {**_WEB, "labelSelector": "app=web"}
+        cause = "unexpected keyword argument (client-side check)"
+        yield case("unexpected_kwarg", cause, F, None, exc, "get_pod", args)
         exc = _saas.catch(lambda: k8s.V1Container(name=None, image="nginx"))
-        yield case(
-            "model_required_field", "model field required (client-side check)", F, None, exc, "create_pod"
-        )
+        container = {"name": None, "image": "nginx"}
+        args = {"namespace": "default", "body": {**_POD_BODY, "spec": {"containers": [container]}}}
+        cause = "model field required (client-side check)"
+        yield case("model_required_field", cause, F, None, exc, "create_pod", args)

@@ -71,14 +71,40 @@ def cases(ctx: Context) -> Iterator[Case]:
 
     for name, text in MODEL_XML:
         exc = _catch(lambda: etree.fromstring(text.encode()))
-        yield Case(f"lxml-{name}", LIBRARY, f"XML from the arguments ({name})", F, None, exc, "parse_xml")
-    root = etree.fromstring("<order><item id='1'>pen</item><price>2</price></order>")
+        yield Case(
+            f"lxml-{name}",
+            LIBRARY,
+            f"XML from the arguments ({name})",
+            F,
+            None,
+            exc,
+            "parse_xml",
+            arguments={"xml": text},
+        )
+    document = "<order><item id='1'>pen</item><price>2</price></order>"
+    root = etree.fromstring(document)
     for name, expr in MODEL_XPATH:
         exc = _catch(lambda: root.xpath(expr))
-        yield Case(f"lxml-{name}", LIBRARY, f"XPath from the arguments ({name})", F, None, exc, "query_xml")
+        yield Case(
+            f"lxml-{name}",
+            LIBRARY,
+            f"XPath from the arguments ({name})",
+            F,
+            None,
+            exc,
+            "query_xml",
+            arguments={"xml": document, "xpath": expr},
+        )
     exc = _catch(lambda: etree.XPath("//item[@id=")())
     yield Case(
-        "lxml-xpath-compile", LIBRARY, "XPath from the arguments does not compile", F, None, exc, "query_xml"
+        "lxml-xpath-compile",
+        LIBRARY,
+        "XPath from the arguments does not compile",
+        F,
+        None,
+        exc,
+        "query_xml",
+        arguments={"xpath": "//item[@id="},
     )
     schema = etree.XMLSchema(
         etree.fromstring(
@@ -104,10 +130,18 @@ def cases(ctx: Context) -> Iterator[Case]:
             None,
             exc,
             "submit_order",
+            arguments={"xml": doc},
         )
     exc = _catch(lambda: etree.XSLT(etree.fromstring("<xsl:stylesheet/>")))
     yield Case(
-        "lxml-xslt-bad", LIBRARY, "stylesheet from the arguments is not XSLT", F, None, exc, "transform_xml"
+        "lxml-xslt-bad",
+        LIBRARY,
+        "stylesheet from the arguments is not XSLT",
+        F,
+        None,
+        exc,
+        "transform_xml",
+        arguments={"stylesheet": "<xsl:stylesheet/>"},
     )
 
     # not the model's text: a server's page, files on disk
@@ -127,13 +161,33 @@ def cases(ctx: Context) -> Iterator[Case]:
         None,
         _catch(fetch_xml),
         "fetch_feed",
+        arguments={"url": url},
     )
-    exc = _catch(lambda: etree.parse(str(ctx.tmp / "feed.xml")))
-    yield Case("lxml-file-missing", LIBRARY, "file does not exist", A, None, exc, "read_feed")
+    feed = str(ctx.tmp / "feed.xml")
+    exc = _catch(lambda: etree.parse(feed))
+    yield Case(
+        "lxml-file-missing",
+        LIBRARY,
+        "file does not exist",
+        A,
+        None,
+        exc,
+        "read_feed",
+        arguments={"path": feed},
+    )
     broken = ctx.tmp / "sitemap.xml"
     broken.write_text('<?xml version="1.0"?>\n<urlset><url><loc>x</loc></url>\n')
     exc = _catch(lambda: etree.parse(str(broken)))
-    yield Case("lxml-file-truncated", LIBRARY, "file on disk cut short", A, None, exc, "read_feed")
+    yield Case(
+        "lxml-file-truncated",
+        LIBRARY,
+        "file on disk cut short",
+        A,
+        None,
+        exc,
+        "read_feed",
+        arguments={"path": str(broken)},
+    )
 
     # libxml2's limits against entity expansion and huge nodes
     laughs = (
@@ -144,10 +198,38 @@ def cases(ctx: Context) -> Iterator[Case]:
         + "]><lolz>&lol9;</lolz>"
     )
     exc = _catch(lambda: etree.fromstring(laughs))
-    yield Case("lxml-entity-amplification", LIBRARY, "entity expansion refused", U, None, exc, "parse_xml")
+    yield Case(
+        "lxml-entity-amplification",
+        LIBRARY,
+        "entity expansion refused",
+        U,
+        None,
+        exc,
+        "parse_xml",
+        arguments={"xml": laughs},
+    )
     deep = "<a>" * 300 + "</a>" * 300
     exc = _catch(lambda: etree.fromstring(deep))
-    yield Case("lxml-too-deep", LIBRARY, "nesting beyond libxml2's depth limit", U, None, exc, "parse_xml")
+    yield Case(
+        "lxml-too-deep",
+        LIBRARY,
+        "nesting beyond libxml2's depth limit",
+        U,
+        None,
+        exc,
+        "parse_xml",
+        arguments={"xml": deep},
+    )
     huge = "<a>" + "x" * 11_000_000 + "</a>"
     exc = _catch(lambda: etree.fromstring(huge, etree.XMLParser(huge_tree=False)))
-    yield Case("lxml-huge-text", LIBRARY, "text node beyond libxml2's size limit", U, None, exc, "parse_xml")
+    yield Case(
+        "lxml-huge-text",
+        LIBRARY,
+        "text node beyond libxml2's size limit",
+        U,
+        None,
+        exc,
+        "parse_xml",
+        # the model's 11 MB document, cut to its first 200 characters here
+        arguments={"value": huge[:200] + "..."},
+    )

@@ -128,7 +128,10 @@ def cases(ctx: Context) -> Iterator[Case]:
     order, comment = _schemas()
     for name, payload in MODEL_PAYLOADS:
         exc = _catch(lambda: order().load(payload))
-        yield Case(f"marshmallow-{name}", LIBRARY, f"payload argument ({name})", F, None, exc, "create_order")
+        # the arguments are the payload; one that is not an object came as the "order" argument
+        args = payload if isinstance(payload, dict) else {"order": payload}
+        cause = f"payload argument ({name})"
+        yield Case(f"marshmallow-{name}", LIBRARY, cause, F, None, exc, "create_order", arguments=args)
 
     # records another service answered, loaded with the same schema
     records = {
@@ -148,19 +151,21 @@ def cases(ctx: Context) -> Iterator[Case]:
                 None,
                 exc,
                 "sync_orders",
+                arguments={"customer_id": customer},
             )
     saved = ctx.tmp / "draft_order.json"
     saved.write_text('{"email": "ann@example.com", "qty": 1, "day": "01/02/2024"}')
     exc = _catch(lambda: order().load(json.loads(saved.read_text())))
-    yield Case(
-        "marshmallow-file-record", LIBRARY, "saved file fails the schema", A, None, exc, "resume_order"
-    )
+    cause = "saved file fails the schema"
+    args = {"path": str(saved)}
+    yield Case("marshmallow-file-record", LIBRARY, cause, A, None, exc, "resume_order", arguments=args)
 
     # the tool's own schema refers to a schema nobody registered
     class Invoice(Schema):
         lines = fields.List(fields.Nested("InvoiceLineSchema"))
 
-    exc = _catch(lambda: Invoice().load({"lines": [{"sku": "A1"}]}))
+    invoice = {"lines": [{"sku": "A1"}]}
+    exc = _catch(lambda: Invoice().load(invoice))
     yield Case(
         "marshmallow-registry-missing",
         LIBRARY,
@@ -169,6 +174,7 @@ def cases(ctx: Context) -> Iterator[Case]:
         None,
         exc,
         "create_invoice",
+        arguments=invoice,
     )
 
     # a thread nested deeper than the recursion limit
@@ -176,6 +182,8 @@ def cases(ctx: Context) -> Iterator[Case]:
     for _ in range(5000):
         deep = {"text": "re", "replies": [deep]}
     exc = _serve.catch_on_fresh_stack(lambda: comment().load(deep))
-    yield Case(
-        "marshmallow-too-deep", LIBRARY, "nesting beyond the recursion limit", U, None, exc, "post_thread"
-    )
+    # the thread as JSON is ~150,000 chars: the arguments keep its first 200
+    text = '{"text": "re", "replies": [' * 5000 + '{"text": "leaf", "replies": []}' + "]}" * 5000
+    cause = "nesting beyond the recursion limit"
+    args = {"value": text[:200] + "..."}
+    yield Case("marshmallow-too-deep", LIBRARY, cause, U, None, exc, "post_thread", arguments=args)

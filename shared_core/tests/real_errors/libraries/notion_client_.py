@@ -272,21 +272,19 @@ _PAGE = {
 }
 
 
-def _calls(c: Any) -> dict[str, tuple[str, Any]]:
+_UPDATE = {"page_id": _DB, "properties": {"Status": {"select": {"name": "Done"}}}}
+_APPEND = {"block_id": _DB, "children": [{"paragraph": {"rich_text": [{"text": {"content": "x"}}]}}]}
+_SEARCH = {"query": "roadmap"}
+
+
+def _calls(c: Any) -> dict[str, tuple[str, dict[str, Any], Any]]:
+    """call -> (tool, the model's arguments, the call); the token and base URL are the tool's."""
     return {
-        "create_page": ("create_page", lambda: c.pages.create(**_PAGE)),
-        "retrieve_page": ("get_page", lambda: c.pages.retrieve(page_id=_DB)),
-        "update_page": (
-            "update_page",
-            lambda: c.pages.update(page_id=_DB, properties={"Status": {"select": {"name": "Done"}}}),
-        ),
-        "append": (
-            "append_blocks",
-            lambda: c.blocks.children.append(
-                block_id=_DB, children=[{"paragraph": {"rich_text": [{"text": {"content": "x"}}]}}]
-            ),
-        ),
-        "query": ("search", lambda: c.search(query="roadmap")),
+        "create_page": ("create_page", _PAGE, lambda: c.pages.create(**_PAGE)),
+        "retrieve_page": ("get_page", {"page_id": _DB}, lambda: c.pages.retrieve(page_id=_DB)),
+        "update_page": ("update_page", _UPDATE, lambda: c.pages.update(**_UPDATE)),
+        "append": ("append_blocks", _APPEND, lambda: c.blocks.children.append(**_APPEND)),
+        "query": ("search", _SEARCH, lambda: c.search(**_SEARCH)),
     }
 
 
@@ -302,27 +300,33 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
         )
 
     def case(
-        cid: str, cause: str, kind: str, outcome: str | None, exc: BaseException, tool: str
+        cid: str,
+        cause: str,
+        kind: str,
+        outcome: str | None,
+        exc: BaseException,
+        tool: str,
+        args: dict[str, Any],
     ) -> generate.Case:
-        return generate.Case(f"notion-{cid}", LIBRARY, cause, kind, outcome, exc, tool)
+        return generate.Case(f"notion-{cid}", LIBRARY, cause, kind, outcome, exc, tool, arguments=args)
 
     with _saas.service(ctx, "NOTIONPORT", "cloudflare") as svc:
         calls = _calls(client(svc.base))
         for key, call, reply, kind, outcome, cause in _SCENARIOS:
-            tool, fn = calls[call]
+            tool, args, fn = calls[call]
             svc.reply(reply)
             try:
                 exc = _saas.catch(fn)
             except AssertionError:
                 raise AssertionError(key) from None
-            yield case(key, cause, kind, outcome, exc, tool)
+            yield case(key, cause, kind, outcome, exc, tool, args)
         for key, kind, outcome, cause in _saas.TRANSPORT:
             svc.reply(key)
             base = {"refused": _saas.dead_base(ctx), "dns": "https://api.unreachable-host.invalid"}.get(
                 key, svc.base
             )
-            tool, fn = _calls(client(base))["create_page"]
-            yield case(key, cause, kind, outcome, _saas.catch(fn), tool)
+            tool, args, fn = _calls(client(base))["create_page"]
+            yield case(key, cause, kind, outcome, _saas.catch(fn), tool, args)
         # the SDK's own retry of a 429 (Retry-After: 0)
         svc.reply(
             _n(
@@ -346,8 +350,9 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
             "rate limited (after retries)",
             T,
             NE,
-            _saas.catch(_calls(retrying)["query"][1]),
+            _saas.catch(_calls(retrying)["query"][2]),
             "search",
+            _SEARCH,
         )
 
         async def run_async() -> list[generate.Case]:
@@ -362,10 +367,11 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
                         if call == "create_page":
                             await ac.pages.create(**_PAGE)
                         else:
-                            await ac.search(query="roadmap")
+                            await ac.search(**_SEARCH)
                         raise AssertionError("raised nothing")
                     except Exception as exc:
-                        out.append(case(f"async-{key}", cause, kind, outcome, exc, _calls(None)[call][0]))
+                        tool, args, _fn = _calls(None)[call]
+                        out.append(case(f"async-{key}", cause, kind, outcome, exc, tool, args))
             for key, kind, outcome, cause in _saas.TRANSPORT:
                 svc.reply(key)
                 base = {"refused": _saas.dead_base(ctx), "dns": "https://api.unreachable-host.invalid"}.get(
@@ -378,7 +384,7 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
                         await ac.pages.create(**_PAGE)
                         raise AssertionError("raised nothing")
                     except Exception as exc:
-                        out.append(case(f"async-{key}", cause, kind, outcome, exc, "create_page"))
+                        out.append(case(f"async-{key}", cause, kind, outcome, exc, "create_page", _PAGE))
             return out
 
         yield from asyncio.run(run_async())

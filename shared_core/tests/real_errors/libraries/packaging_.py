@@ -66,7 +66,8 @@ MODEL_MARKERS: list[tuple[str, str]] = [
 ]
 
 
-def model_calls() -> list[tuple[str, Callable[[], Any]]]:
+def model_calls() -> list[tuple[str, dict[str, Any], Callable[[Any], Any]]]:
+    """(slug, the one argument the model wrote, the parser its value is passed to)."""
     from packaging.licenses import canonicalize_license_expression
     from packaging.markers import Marker
     from packaging.requirements import Requirement
@@ -75,27 +76,27 @@ def model_calls() -> list[tuple[str, Callable[[], Any]]]:
     from packaging.utils import canonicalize_name, parse_sdist_filename, parse_wheel_filename
     from packaging.version import Version
 
-    calls: list[tuple[str, Callable[[], Any]]] = []
-    calls += [(name, lambda text=text: Version(text)) for name, text in MODEL_VERSIONS]
-    calls += [(name, lambda text=text: SpecifierSet(text)) for name, text in MODEL_SPECIFIERS]
-    calls += [(name, lambda text=text: Requirement(text)) for name, text in MODEL_REQUIREMENTS]
-    calls += [(name, lambda text=text: Marker(text)) for name, text in MODEL_MARKERS]
+    calls: list[tuple[str, dict[str, Any], Callable[[Any], Any]]] = []
+    calls += [(name, {"version": text}, Version) for name, text in MODEL_VERSIONS]
+    calls += [(name, {"specifier": text}, SpecifierSet) for name, text in MODEL_SPECIFIERS]
+    calls += [(name, {"requirement": text}, Requirement) for name, text in MODEL_REQUIREMENTS]
+    calls += [(name, {"marker": text}, Marker) for name, text in MODEL_MARKERS]
     calls += [
-        ("wheel-name-is-sdist", lambda: parse_wheel_filename("requests-2.31.0.tar.gz")),
-        ("wheel-name-missing-tags", lambda: parse_wheel_filename("requests-2.31.0-py3.whl")),
-        ("wheel-name-bad-version", lambda: parse_wheel_filename("requests-latest-py3-none-any.whl")),
-        ("wheel-name-bad-build", lambda: parse_wheel_filename("foo-1.0-abc-py3-none-any.whl")),
-        ("sdist-name-is-wheel", lambda: parse_sdist_filename("requests-2.31.0.whl")),
-        ("sdist-name-no-version", lambda: parse_sdist_filename("requests.tar.gz")),
-        ("sdist-name-bad-version", lambda: parse_sdist_filename("requests-two.tar.gz")),
-        ("tag-one-part", lambda: parse_tag("cp311")),
-        ("name-with-space", lambda: canonicalize_name("my package", validate=True)),
-        ("version-null", lambda: Version(None)),
-        ("version-number", lambda: Version(3.11)),
-        ("license-dangling-or", lambda: canonicalize_license_expression("MIT or")),
-        ("license-unknown-id", lambda: canonicalize_license_expression("Foobar-1.0")),
-        ("license-unclosed-paren", lambda: canonicalize_license_expression("GPL-3.0+ AND (MIT")),
-        ("req-unclosed-paren", lambda: Requirement("requests (>=2.0")),
+        ("wheel-name-is-sdist", {"filename": "requests-2.31.0.tar.gz"}, parse_wheel_filename),
+        ("wheel-name-missing-tags", {"filename": "requests-2.31.0-py3.whl"}, parse_wheel_filename),
+        ("wheel-name-bad-version", {"filename": "requests-latest-py3-none-any.whl"}, parse_wheel_filename),
+        ("wheel-name-bad-build", {"filename": "foo-1.0-abc-py3-none-any.whl"}, parse_wheel_filename),
+        ("sdist-name-is-wheel", {"filename": "requests-2.31.0.whl"}, parse_sdist_filename),
+        ("sdist-name-no-version", {"filename": "requests.tar.gz"}, parse_sdist_filename),
+        ("sdist-name-bad-version", {"filename": "requests-two.tar.gz"}, parse_sdist_filename),
+        ("tag-one-part", {"tag": "cp311"}, parse_tag),
+        ("name-with-space", {"name": "my package"}, lambda name: canonicalize_name(name, validate=True)),
+        ("version-null", {"version": None}, Version),
+        ("version-number", {"version": 3.11}, Version),
+        ("license-dangling-or", {"license": "MIT or"}, canonicalize_license_expression),
+        ("license-unknown-id", {"license": "Foobar-1.0"}, canonicalize_license_expression),
+        ("license-unclosed-paren", {"license": "GPL-3.0+ AND (MIT"}, canonicalize_license_expression),
+        ("req-unclosed-paren", {"requirement": "requests (>=2.0"}, Requirement),
     ]
     return calls
 
@@ -123,9 +124,18 @@ def cases(ctx: Context) -> Iterator[Case]:
     from packaging.specifiers import SpecifierSet
     from packaging.version import Version
 
-    for name, fn in model_calls():
-        exc = _catch(fn)
-        yield Case(f"packaging-{name}", LIBRARY, f"argument ({name})", F, None, exc, "add_dependency")
+    for name, args, parse in model_calls():
+        exc = _catch(lambda: parse(*args.values()))
+        yield Case(
+            f"packaging-{name}",
+            LIBRARY,
+            f"argument ({name})",
+            F,
+            None,
+            exc,
+            "add_dependency",
+            arguments=args,
+        )
 
     # files on disk: text the model did not write
     for name, cause, text in METADATA_FILES:
@@ -133,15 +143,41 @@ def cases(ctx: Context) -> Iterator[Case]:
         path.parent.mkdir()
         path.write_text(text)
         exc = _catch(lambda: Metadata.from_email(path.read_text()))
-        yield Case(f"packaging-{name}", LIBRARY, cause, A, None, exc, "inspect_package")
+        yield Case(
+            f"packaging-{name}",
+            LIBRARY,
+            cause,
+            A,
+            None,
+            exc,
+            "inspect_package",
+            arguments={"path": str(path)},
+        )
     broken = ctx.tmp / "broken.dist-info" / "METADATA"
     broken.parent.mkdir()
     broken.write_bytes(b"Metadata-Version: 2.1\nName: \xff\xfe\nVersion: 1\n")
     exc = _catch(lambda: Metadata.from_email(broken.read_bytes()))
-    yield Case("packaging-metadata-not-utf8", LIBRARY, "METADATA not UTF-8", A, None, exc, "inspect_package")
-    exc = _catch(lambda: Metadata.from_email((ctx.tmp / "gone.dist-info" / "METADATA").read_text()))
     yield Case(
-        "packaging-metadata-missing", LIBRARY, "METADATA file missing", A, None, exc, "inspect_package"
+        "packaging-metadata-not-utf8",
+        LIBRARY,
+        "METADATA not UTF-8",
+        A,
+        None,
+        exc,
+        "inspect_package",
+        arguments={"path": str(broken)},
+    )
+    gone = ctx.tmp / "gone.dist-info" / "METADATA"
+    exc = _catch(lambda: Metadata.from_email(gone.read_text()))
+    yield Case(
+        "packaging-metadata-missing",
+        LIBRARY,
+        "METADATA file missing",
+        A,
+        None,
+        exc,
+        "inspect_package",
+        arguments={"path": str(gone)},
     )
     reqs = ctx.tmp / "requirements.txt"
     reqs.write_text("flask>=2\nrequests>=2 <3\n")
@@ -158,6 +194,7 @@ def cases(ctx: Context) -> Iterator[Case]:
         None,
         _catch(read_requirements),
         "install_requirements",
+        arguments={"path": str(reqs)},
     )
 
     # a package index's JSON API answering a version string PEP 440 rejects
@@ -184,6 +221,7 @@ def cases(ctx: Context) -> Iterator[Case]:
             None,
             _catch(index_version),
             "check_updates",
+            arguments={"package": "legacy"},
         )
         yield Case(
             "packaging-index-requires-python",
@@ -193,14 +231,31 @@ def cases(ctx: Context) -> Iterator[Case]:
             None,
             _catch(index_requires_python),
             "check_updates",
+            arguments={"package": "odd"},
         )
 
     # the interpreter's limit on integer digits
-    exc = _catch(lambda: Version("1." + "9" * 5000))
+    version = "1." + "9" * 5000
+    exc = _catch(lambda: Version(version))
     yield Case(
-        "packaging-version-digits", LIBRARY, "release beyond the digit limit", U, None, exc, "pin_version"
+        "packaging-version-digits",
+        LIBRARY,
+        "release beyond the digit limit",
+        U,
+        None,
+        exc,
+        "pin_version",
+        arguments={"version": version},
     )
-    exc = _catch(lambda: SpecifierSet("==2." + "7" * 5000).contains("2.7"))
+    specifier = "==2." + "7" * 5000
+    exc = _catch(lambda: SpecifierSet(specifier).contains("2.7"))
     yield Case(
-        "packaging-spec-digits", LIBRARY, "specifier beyond the digit limit", U, None, exc, "pin_version"
+        "packaging-spec-digits",
+        LIBRARY,
+        "specifier beyond the digit limit",
+        U,
+        None,
+        exc,
+        "pin_version",
+        arguments={"specifier": specifier},
     )

@@ -82,27 +82,56 @@ MODEL_NUMBERS: list[tuple[str, Any, Any]] = [
 ]
 
 
-def model_calls() -> list[tuple[str, str, Callable[[], Any]]]:
+def phone_arguments(number: Any, region: Any = None) -> dict[str, Any]:
+    """A phone tool's arguments: the number, and the region where the model gave one."""
+    return {"number": number} if region is None else {"number": number, "region": region}
+
+
+def model_calls() -> list[tuple[str, str, dict[str, Any], Callable[[], Any]]]:
+    """(slug, tool, the arguments the model wrote, the tool's call with them)."""
     import phonenumbers as pn
 
-    calls: list[tuple[str, str, Callable[[], Any]]] = [
-        (slug, "validate_phone", lambda number=number, region=region: pn.parse(number, region))
+    text = "call 650 253 0000 today"
+    calls: list[tuple[str, str, dict[str, Any], Callable[[], Any]]] = [
+        (
+            slug,
+            "validate_phone",
+            phone_arguments(number, region),
+            lambda number=number, region=region: pn.parse(number, region),
+        )
         for slug, number, region in MODEL_NUMBERS
     ]
     calls += [
-        ("dialing-code-region-xx", "dialing_code", lambda: pn.country_code_for_valid_region("XX")),
-        ("dialing-code-region-name", "dialing_code", lambda: pn.country_code_for_valid_region("Germany")),
+        (
+            "dialing-code-region-xx",
+            "dialing_code",
+            {"region": "XX"},
+            lambda: pn.country_code_for_valid_region("XX"),
+        ),
+        (
+            "dialing-code-region-name",
+            "dialing_code",
+            {"region": "Germany"},
+            lambda: pn.country_code_for_valid_region("Germany"),
+        ),
         (
             "matcher-leniency-5",
             "find_numbers",
-            lambda: list(pn.PhoneNumberMatcher("call 650 253 0000 today", "US", leniency=5)),
+            {"text": text, "region": "US", "leniency": 5},
+            lambda: list(pn.PhoneNumberMatcher(text, "US", leniency=5)),
         ),
         (
             "matcher-max-tries-negative",
             "find_numbers",
-            lambda: pn.PhoneNumberMatcher("call 650 253 0000 today", "US", max_tries=-1),
+            {"text": text, "region": "US", "max_tries": -1},
+            lambda: pn.PhoneNumberMatcher(text, "US", max_tries=-1),
         ),
-        ("keypad-two-digits", "dial_keypad", lambda: pn.AsYouTypeFormatter("US").input_digit("65")),
+        (
+            "keypad-two-digits",
+            "dial_keypad",
+            {"region": "US", "digits": "65"},
+            lambda: pn.AsYouTypeFormatter("US").input_digit("65"),
+        ),
     ]
     return calls
 
@@ -115,8 +144,11 @@ CRM_RECORDS = {
 }
 
 
-def _install_cases(ctx: Context) -> Iterator[tuple[str, str, str, str, BaseException]]:
-    """(slug, cause, kind, tool, exception) of an installation lacking or corrupting a file."""
+def _install_cases(
+    ctx: Context,
+) -> Iterator[tuple[str, str, str, str, dict[str, Any], BaseException]]:
+    """(slug, cause, kind, tool, the model's arguments, exception) of an installation lacking
+    or corrupting a file."""
     import phonenumbers
 
     data = phonenumbers.__file__.rsplit("/", 1)[0]
@@ -134,24 +166,29 @@ def _install_cases(ctx: Context) -> Iterator[tuple[str, str, str, str, BaseExcep
         geocoder = importlib.import_module("phonenumbers.geocoder")
         return geocoder.description_for_number(pn.parse("+16502530000"), "en")
 
-    missing: list[tuple[str, str, str, Callable[[Any], Any]]] = [
-        ("metadata-region-missing", "data/region_GB.py", "validate_phone", gb),
+    gb_arguments = phone_arguments("020 7946 0000", "GB")
+    geocode_arguments = phone_arguments("+16502530000")
+    missing: list[tuple[str, str, str, dict[str, Any], Callable[[Any], Any]]] = [
+        ("metadata-region-missing", "data/region_GB.py", "validate_phone", gb_arguments, gb),
         (
             "metadata-nongeo-missing",
             "data/region_800.py",
             "validate_phone",
+            phone_arguments("+800 1234 5678"),
             lambda pn: pn.parse("+800 1234 5678", None),
         ),
         (
             "metadata-alt-format-missing",
             "data/alt_format_44.py",
             "validate_phone",
+            phone_arguments("+44 20 7946 0000"),
             lambda pn: pn.parse("+44 20 7946 0000", None),
         ),
         (
             "shortdata-region-missing",
             "shortdata/region_US.py",
             "check_emergency",
+            phone_arguments("911", "US"),
             lambda pn: importlib.import_module("phonenumbers.shortnumberinfo").is_emergency_number(
                 "911", "US"
             ),
@@ -160,12 +197,14 @@ def _install_cases(ctx: Context) -> Iterator[tuple[str, str, str, str, BaseExcep
             "geodata-missing",
             "geodata/data0.py",
             "locate_phone",
+            geocode_arguments,
             geocode,
         ),
         (
             "carrierdata-missing",
             "carrierdata/data0.py",
             "phone_carrier",
+            phone_arguments("+447700900123"),
             lambda pn: importlib.import_module("phonenumbers.carrier").name_for_number(
                 pn.parse("+447700900123"), "en"
             ),
@@ -174,26 +213,43 @@ def _install_cases(ctx: Context) -> Iterator[tuple[str, str, str, str, BaseExcep
             "tzdata-missing",
             "tzdata/data0.py",
             "phone_time_zone",
+            phone_arguments("+16502530000"),
             lambda pn: importlib.import_module("phonenumbers.timezone").time_zones_for_number(
                 pn.parse("+16502530000")
             ),
         ),
     ]
-    for slug, path, tool, fn in missing:
+    for slug, path, tool, arguments, fn in missing:
         exc = run((f"phonenumbers/{path}",), {}, fn)
-        yield slug, f"installed metadata file missing ({path})", U, tool, exc
+        yield slug, f"installed metadata file missing ({path})", U, tool, arguments, exc
 
     exc = run((), {"phonenumbers/data/region_GB.py": region_gb[: len(region_gb) // 2]}, gb)
-    yield "metadata-region-truncated", "installed metadata file truncated", A, "validate_phone", exc
+    yield (
+        "metadata-region-truncated",
+        "installed metadata file truncated",
+        A,
+        "validate_phone",
+        gb_arguments,
+        exc,
+    )
     exc = run((), {"phonenumbers/geodata/data0.py": b"\x00" * 64}, geocode)
-    yield "geodata-zeroed", "installed geocoding data file zeroed", A, "locate_phone", exc
+    yield "geodata-zeroed", "installed geocoding data file zeroed", A, "locate_phone", geocode_arguments, exc
 
 
 def cases(ctx: Context) -> Iterator[Case]:
     import phonenumbers as pn
 
-    for slug, tool, fn in model_calls():
-        yield Case(f"phonenumbers-{slug}", LIBRARY, f"phone argument ({slug})", F, None, _catch(fn), tool)
+    for slug, tool, arguments, fn in model_calls():
+        yield Case(
+            f"phonenumbers-{slug}",
+            LIBRARY,
+            f"phone argument ({slug})",
+            F,
+            None,
+            _catch(fn),
+            tool,
+            arguments=arguments,
+        )
 
     # a contacts file on disk
     path = ctx.tmp / "contacts.csv"
@@ -210,6 +266,7 @@ def cases(ctx: Context) -> Iterator[Case]:
             None,
             exc,
             "import_contacts",
+            arguments={"path": str(path)},
         )
 
     # a CRM service's records
@@ -230,7 +287,8 @@ def cases(ctx: Context) -> Iterator[Case]:
                 None,
                 _catch(fetch),
                 "sync_contact",
+                arguments={"contact_id": int(page.rsplit("/", 1)[1])},
             )
 
-    for slug, cause, kind, tool, exc in _install_cases(ctx):
-        yield Case(f"phonenumbers-{slug}", LIBRARY, cause, kind, None, exc, tool)
+    for slug, cause, kind, tool, arguments, exc in _install_cases(ctx):
+        yield Case(f"phonenumbers-{slug}", LIBRARY, cause, kind, None, exc, tool, arguments=arguments)

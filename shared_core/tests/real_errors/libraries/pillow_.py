@@ -40,67 +40,94 @@ def _open_bytes(data: bytes) -> None:
         im.load()
 
 
-def model_calls() -> list[tuple[str, Callable[[], Any]]]:
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+def model_calls() -> list[tuple[str, dict[str, Any], Callable[[], Any]]]:
+    """(slug, the model's arguments, call). Image bytes travel base64 in the arguments (the
+    ``bytes-*`` cases: the bytes the tool decoded from them); the operations act on a 16x16
+    RGB image the tool holds."""
     from PIL import Image, ImageColor, ImageFilter, ImageOps
 
     png = _png()
-    b64 = base64.b64encode(png).decode()
+    b64 = _b64(png)
+    cut = _b64(_png((64, 64))[:70])
+    text = _b64(b"hello, this is text")
+    svg = b'<svg xmlns="http://www.w3.org/2000/svg"/>'
+    crc = png[:30] + b"\x00\x00" + png[32:]
     im = Image.new("RGB", (16, 16))
     return [
-        ("b64-truncated-header", lambda: _open_b64(b64[:12])),
-        ("b64-truncated-data", lambda: _open_b64(base64.b64encode(_png((64, 64))[:70]).decode())),
-        ("b64-data-url-prefix", lambda: _open_b64("data:image/png;base64," + b64)),
-        ("b64-not-image", lambda: _open_b64(base64.b64encode(b"hello, this is text").decode())),
-        ("b64-bad-padding", lambda: _open_b64(b64[:-3])),
-        ("bytes-svg", lambda: _open_bytes(b'<svg xmlns="http://www.w3.org/2000/svg"/>')),
-        ("bytes-empty", lambda: _open_bytes(b"")),
-        ("bytes-png-signature-only", lambda: _open_bytes(png[:8])),
-        ("bytes-crc-broken", lambda: _open_bytes(png[:30] + b"\x00\x00" + png[32:])),
-        ("new-unknown-mode", lambda: Image.new("RGBX8", (4, 4))),
-        ("new-negative-size", lambda: Image.new("RGB", (-4, 4))),
-        ("new-size-not-tuple", lambda: Image.new("RGB", "640x480")),
-        ("new-color-name", lambda: Image.new("RGB", (4, 4), "reddish")),
-        ("convert-unknown-mode", lambda: im.convert("CMYKA")),
-        ("resize-zero", lambda: im.resize((0, 10))),
-        ("resize-float", lambda: im.resize((10.5, 10))),
-        ("resize-bad-filter", lambda: im.resize((8, 8), 99)),
-        ("crop-inverted-box", lambda: im.crop((10, 10, 5, 5))),
-        ("crop-three-values", lambda: im.crop((0, 0, 5))),
-        ("rotate-string-angle", lambda: im.rotate("90deg")),
-        ("save-unknown-extension", lambda: im.save(io.BytesIO(), format="JPG2")),
-        ("save-rgba-as-jpeg", lambda: Image.new("RGBA", (4, 4)).save(io.BytesIO(), "JPEG")),
-        ("save-no-format", lambda: im.save(io.BytesIO())),
-        ("getrgb-unknown", lambda: ImageColor.getrgb("blurple")),
-        ("getrgb-bad-hex", lambda: ImageColor.getrgb("#12345")),
-        ("getrgb-rgb-out-of-range", lambda: ImageColor.getrgb("rgb(300, 0)")),
-        ("filter-kernel-size", lambda: im.filter(ImageFilter.Kernel((2, 2), [1, 1, 1, 1]))),
-        ("filter-rank-even", lambda: im.filter(ImageFilter.MedianFilter(4))),
-        ("paste-size-mismatch", lambda: im.paste(Image.new("RGB", (4, 4)), (0, 0, 8, 8))),
-        ("blend-size-mismatch", lambda: Image.blend(im, Image.new("RGB", (8, 8)), 0.5)),
-        ("blend-mode-mismatch", lambda: Image.blend(im, Image.new("L", (16, 16)), 0.5)),
-        ("getpixel-out-of-range", lambda: im.getpixel((40, 40))),
-        ("point-bad-table", lambda: im.point([1, 2, 3])),
-        ("expand-negative-border", lambda: ImageOps.expand(im, border=(1, 2, 3))),
-    ]
+        ("b64-truncated-header", {"image_base64": b64[:12]}, lambda: _open_b64(b64[:12])),
+        ("b64-truncated-data", {"image_base64": cut}, lambda: _open_b64(cut)),
+        ("b64-data-url-prefix", {"image_base64": "data:image/png;base64," + b64}, lambda: _open_b64("data:image/png;base64," + b64)),
+        ("b64-not-image", {"image_base64": text}, lambda: _open_b64(text)),
+        ("b64-bad-padding", {"image_base64": b64[:-3]}, lambda: _open_b64(b64[:-3])),
+        ("bytes-svg", {"image_base64": _b64(svg)}, lambda: _open_bytes(svg)),
+        ("bytes-empty", {"image_base64": ""}, lambda: _open_bytes(b"")),
+        ("bytes-png-signature-only", {"image_base64": _b64(png[:8])}, lambda: _open_bytes(png[:8])),
+        ("bytes-crc-broken", {"image_base64": _b64(crc)}, lambda: _open_bytes(crc)),
+        ("new-unknown-mode", {"mode": "RGBX8", "size": [4, 4]}, lambda: Image.new("RGBX8", (4, 4))),
+        ("new-negative-size", {"mode": "RGB", "size": [-4, 4]}, lambda: Image.new("RGB", (-4, 4))),
+        ("new-size-not-tuple", {"mode": "RGB", "size": "640x480"}, lambda: Image.new("RGB", "640x480")),
+        ("new-color-name", {"mode": "RGB", "size": [4, 4], "color": "reddish"}, lambda: Image.new("RGB", (4, 4), "reddish")),
+        ("convert-unknown-mode", {"convert_to": "CMYKA"}, lambda: im.convert("CMYKA")),
+        ("resize-zero", {"size": [0, 10]}, lambda: im.resize((0, 10))),
+        ("resize-float", {"size": [10.5, 10]}, lambda: im.resize((10.5, 10))),
+        ("resize-bad-filter", {"size": [8, 8], "resample": 99}, lambda: im.resize((8, 8), 99)),
+        ("crop-inverted-box", {"box": [10, 10, 5, 5]}, lambda: im.crop((10, 10, 5, 5))),
+        ("crop-three-values", {"box": [0, 0, 5]}, lambda: im.crop((0, 0, 5))),
+        ("rotate-string-angle", {"angle": "90deg"}, lambda: im.rotate("90deg")),
+        ("save-unknown-extension", {"format": "JPG2"}, lambda: im.save(io.BytesIO(), format="JPG2")),
+        ("save-rgba-as-jpeg", {"mode": "RGBA", "size": [4, 4], "format": "JPEG"}, lambda: Image.new("RGBA", (4, 4)).save(io.BytesIO(), "JPEG")),
+        ("save-no-format", {}, lambda: im.save(io.BytesIO())),
+        ("getrgb-unknown", {"color": "blurple"}, lambda: ImageColor.getrgb("blurple")),
+        ("getrgb-bad-hex", {"color": "#12345"}, lambda: ImageColor.getrgb("#12345")),
+        ("getrgb-rgb-out-of-range", {"color": "rgb(300, 0)"}, lambda: ImageColor.getrgb("rgb(300, 0)")),
+        ("filter-kernel-size", {"kernel_size": [2, 2], "kernel": [1, 1, 1, 1]}, lambda: im.filter(ImageFilter.Kernel((2, 2), [1, 1, 1, 1]))),
+        ("filter-rank-even", {"median_size": 4}, lambda: im.filter(ImageFilter.MedianFilter(4))),
+        ("paste-size-mismatch", {"overlay_size": [4, 4], "box": [0, 0, 8, 8]}, lambda: im.paste(Image.new("RGB", (4, 4)), (0, 0, 8, 8))),
+        ("blend-size-mismatch", {"other_size": [8, 8], "alpha": 0.5}, lambda: Image.blend(im, Image.new("RGB", (8, 8)), 0.5)),
+        ("blend-mode-mismatch", {"other_mode": "L", "alpha": 0.5}, lambda: Image.blend(im, Image.new("L", (16, 16)), 0.5)),
+        ("getpixel-out-of-range", {"xy": [40, 40]}, lambda: im.getpixel((40, 40))),
+        ("point-bad-table", {"table": [1, 2, 3]}, lambda: im.point([1, 2, 3])),
+        ("expand-negative-border", {"border": [1, 2, 3]}, lambda: ImageOps.expand(im, border=(1, 2, 3))),
+    ]  # fmt: skip
 
 
 def cases(ctx: Context) -> Iterator[Case]:
     from PIL import Image
 
-    for name, fn in model_calls():
+    for name, args, fn in model_calls():
         exc = _catch(fn)
-        yield Case(f"pillow-{name}", LIBRARY, f"image argument ({name})", F, None, exc, "edit_image")
+        cause = f"image argument ({name})"
+        yield Case(f"pillow-{name}", LIBRARY, cause, F, None, exc, "edit_image", arguments=args)
 
-    exc = _catch(lambda: Image.open(ctx.tmp / "photo.jpg"))
-    yield Case("pillow-file-missing", LIBRARY, "file does not exist", A, None, exc, "load_image")
+    # files the tool read: the arguments hold only the path
+    photo = ctx.tmp / "photo.jpg"
+    exc = _catch(lambda: Image.open(photo))
+    yield Case(
+        "pillow-file-missing",
+        LIBRARY,
+        "file does not exist",
+        A,
+        None,
+        exc,
+        "load_image",
+        arguments={"path": str(photo)},
+    )
     corrupt = ctx.tmp / "scan.png"
     corrupt.write_bytes(_png((64, 64))[:60])
     exc = _catch(lambda: Image.open(corrupt).load())
-    yield Case("pillow-file-truncated", LIBRARY, "image file on disk cut short", A, None, exc, "load_image")
+    cause = "image file on disk cut short"
+    yield Case(
+        "pillow-file-truncated", LIBRARY, cause, A, None, exc, "load_image", arguments={"path": str(corrupt)}
+    )
     fake = ctx.tmp / "avatar.jpg"
     fake.write_text("<html><body>404 Not Found</body></html>")
     exc = _catch(lambda: Image.open(fake))
-    yield Case("pillow-file-html", LIBRARY, "downloaded file is an HTML page", A, None, exc, "load_image")
+    cause = "downloaded file is an HTML page"
+    yield Case("pillow-file-html", LIBRARY, cause, A, None, exc, "load_image", arguments={"path": str(fake)})
 
     big = _png((2100, 2100))
 
@@ -120,4 +147,6 @@ def cases(ctx: Context) -> Iterator[Case]:
         None,
         _catch(bomb),
         "edit_image",
+        # the image's base64 (23,456 chars) is stored as its first 200 chars
+        arguments={"value": _b64(big)[:200] + "..."},
     )

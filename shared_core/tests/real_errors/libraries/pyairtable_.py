@@ -328,23 +328,40 @@ _TABLE_SCHEMA = {
 }
 
 
-def _calls(api: Any) -> dict[str, tuple[str, Any]]:
+_WHERE = {"base_id": _BASE, "table": "Tasks"}
+
+
+def _calls(api: Any) -> dict[str, tuple[str, dict[str, Any], Any]]:
+    """call -> (tool, the model's arguments, the call); the token and endpoint are the tool's."""
     table = api.table(_BASE, "Tasks")
+    new = {"Name": "Ship v2", "Status": "Todo"}
+    records = [{"Name": "Ship v2"}, {"Name": "Write notes"}]
+    due = {"Due": "2026-12-24"}
+    formula, sort = "{Status}='Todo'", ["Priority"]
+    columns = [{"name": "Name", "type": "singleLineText"}]
     return {
-        "create": ("create_record", lambda: table.create({"Name": "Ship v2", "Status": "Todo"})),
+        "create": ("create_record", {**_WHERE, "fields": new}, lambda: table.create(new)),
         "batch_create": (
             "create_records",
-            lambda: table.batch_create([{"Name": "Ship v2"}, {"Name": "Write notes"}]),
+            {**_WHERE, "records": records},
+            lambda: table.batch_create(records),
         ),
-        "update": ("update_record", lambda: table.update(_REC, {"Due": "2026-12-24"})),
-        "delete": ("delete_record", lambda: table.delete(_REC)),
-        "get": ("get_record", lambda: table.get(_REC)),
-        "all": ("list_records", lambda: table.all(formula="{Status}='Todo'", sort=["Priority"])),
+        "update": (
+            "update_record",
+            {**_WHERE, "record_id": _REC, "fields": due},
+            lambda: table.update(_REC, due),
+        ),
+        "delete": ("delete_record", {**_WHERE, "record_id": _REC}, lambda: table.delete(_REC)),
+        "get": ("get_record", {**_WHERE, "record_id": _REC}, lambda: table.get(_REC)),
+        "all": (
+            "list_records",
+            {**_WHERE, "formula": formula, "sort": sort},
+            lambda: table.all(formula=formula, sort=sort),
+        ),
         "create_table": (
             "create_table",
-            lambda: api.base(_BASE, validate=False).create_table(
-                "Tasks", [{"name": "Name", "type": "singleLineText"}]
-            ),
+            {"base_id": _BASE, "name": "Tasks", "fields": columns},
+            lambda: api.base(_BASE, validate=False).create_table("Tasks", columns),
         ),
     }
 
@@ -359,32 +376,37 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
         return Api(_TOKEN, endpoint_url=base, retry_strategy=retry, timeout=(_saas.TIMEOUT, _saas.TIMEOUT))
 
     def case(
-        cid: str, cause: str, kind: str, outcome: str | None, exc: BaseException, tool: str
+        cid: str,
+        cause: str,
+        kind: str,
+        outcome: str | None,
+        exc: BaseException,
+        tool: str,
+        args: dict[str, Any],
     ) -> generate.Case:
-        return generate.Case(f"pyairtable-{cid}", LIBRARY, cause, kind, outcome, exc, tool)
+        return generate.Case(f"pyairtable-{cid}", LIBRARY, cause, kind, outcome, exc, tool, arguments=args)
 
     with _saas.service(ctx, "AIRTABLEPORT", "envoy") as svc:
         calls = _calls(api(svc.base))
         for key, call, reply, kind, outcome, cause in _SCENARIOS:
-            tool, fn = calls[call]
+            tool, args, fn = calls[call]
             svc.reply(reply)
             try:
                 exc = _saas.catch(fn)
             except AssertionError:
                 raise AssertionError(key) from None
-            yield case(key, cause, kind, outcome, exc, tool)
+            yield case(key, cause, kind, outcome, exc, tool, args)
         for key, kind, outcome, cause in _saas.TRANSPORT:
             svc.reply(key)
             base = {"refused": _saas.dead_base(ctx), "dns": _saas.DNS_BASE}.get(key, svc.base)
-            tool, fn = _calls(api(base))["create"]
-            yield case(key, cause, kind, outcome, _saas.catch(fn), tool)
+            tool, args, fn = _calls(api(base))["create"]
+            yield case(key, cause, kind, outcome, _saas.catch(fn), tool, args)
         # the SDK's own retry of a 429 (urllib3 Retry), until it gives up
         svc.reply(_e(429, "RATE_LIMIT_REACHED", "Rate limit exceeded. Please try again later", _RATE))
         retrying = api(svc.base, retry_strategy(total=1, backoff_factor=0, respect_retry_after_header=False))
-        tool, fn = _calls(retrying)["all"]
-        yield case(
-            "rate_limit-retried", "rate limited (after the SDK's retries)", T, NE, _saas.catch(fn), tool
-        )
+        tool, args, fn = _calls(retrying)["all"]
+        cause = "rate limited (after the SDK's retries)"
+        yield case("rate_limit-retried", cause, T, NE, _saas.catch(fn), tool, args)
         # the ORM over the same stand-in: a record read back without a required field
         svc.reply(Reply(200, {"id": _REC, "createdTime": "2026-12-01T00:00:00.000Z", "fields": {}}))
 
@@ -408,6 +430,7 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
             None,
             _saas.catch(lambda: Task.from_record(table.get(_REC)).name),
             "get_task",
+            {"record_id": _REC},
         )
 
         # lookups the SDK does in what the stand-in listed: a webhook id, a field name
@@ -420,6 +443,7 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
             None,
             _saas.catch(lambda: base.webhook("achQ5x8mT3kLw2pYz")),
             "delete_webhook",
+            {"base_id": _BASE, "webhook_id": "achQ5x8mT3kLw2pYz"},
         )
         svc.reply(Reply(200, {"tables": [_TABLE_SCHEMA]}))
         table = api(svc.base).table(_BASE, "Tasks")
@@ -430,52 +454,24 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
             None,
             _saas.catch(lambda: table.schema().field("Nmae")),
             "describe_field",
+            {**_WHERE, "field": "Nmae"},
         )
 
     # the SDK's own checks of the model's arguments (no request sent)
     table = api(_saas.dead_base(ctx)).table(_BASE, "Tasks")
-    local: list[tuple[str, str, Any, str, str]] = [
-        (
-            "invalid-option",
-            "unknown query option (maxRecord)",
-            lambda: table.all(maxRecord=3),
-            F,
-            "list_records",
-        ),
-        ("sort-not-list", "sort given as a number", lambda: table.all(sort=5), F, "list_records"),
-        (
-            "table-name-int",
-            "table name not a string",
-            lambda: api(_saas.dead_base(ctx)).table(_BASE, 5),
-            F,
-            "list_records",
-        ),
-        (
-            "datetime-parse",
-            "due date not ISO 8601",
-            lambda: datetime_from_iso_str("next friday"),
-            F,
-            "create_record",
-        ),
-        ("date-parse", "date out of range", lambda: date_from_iso_str("2026-13-40"), F, "create_record"),
-        ("orm-required-empty", "required field given empty", lambda: Task(name=""), F, "create_task"),
-        ("orm-rating-zero", "rating below 1", lambda: Task(name="x", rating=0), F, "create_task"),
-        ("orm-int-type", "count given as text", lambda: Task(name="x", count="three"), F, "create_task"),
-        (
-            "orm-readonly",
-            "write to a created-time field",
-            lambda: setattr(Task(name="x"), "created", "2026-12-01"),
-            F,
-            "update_task",
-        ),
-        ("orm-unknown-field", "unknown field on the model", lambda: Task(nmae="x"), F, "create_task"),
-        (
-            "orm-delete-unsaved",
-            "delete of a record never saved",
-            lambda: Task(name="x").delete(),
-            F,
-            "delete_task",
-        ),
-    ]
-    for key, cause, fn, kind, tool in local:
-        yield case(key, cause, kind, None, _saas.catch(fn), tool)
+    # (key, cause, call, kind, tool, the model's arguments)
+    local: list[tuple[str, str, Any, str, str, dict[str, Any]]] = [
+        ("invalid-option", "unknown query option (maxRecord)", lambda: table.all(maxRecord=3), F, "list_records", {**_WHERE, "maxRecord": 3}),
+        ("sort-not-list", "sort given as a number", lambda: table.all(sort=5), F, "list_records", {**_WHERE, "sort": 5}),
+        ("table-name-int", "table name not a string", lambda: api(_saas.dead_base(ctx)).table(_BASE, 5), F, "list_records", {"base_id": _BASE, "table": 5}),
+        ("datetime-parse", "due date not ISO 8601", lambda: datetime_from_iso_str("next friday"), F, "create_record", {**_WHERE, "fields": {"Due": "next friday"}}),
+        ("date-parse", "date out of range", lambda: date_from_iso_str("2026-13-40"), F, "create_record", {**_WHERE, "fields": {"Due": "2026-13-40"}}),
+        ("orm-required-empty", "required field given empty", lambda: Task(name=""), F, "create_task", {"name": ""}),
+        ("orm-rating-zero", "rating below 1", lambda: Task(name="x", rating=0), F, "create_task", {"name": "x", "rating": 0}),
+        ("orm-int-type", "count given as text", lambda: Task(name="x", count="three"), F, "create_task", {"name": "x", "count": "three"}),
+        ("orm-readonly", "write to a created-time field", lambda: setattr(Task(name="x"), "created", "2026-12-01"), F, "update_task", {"name": "x", "created": "2026-12-01"}),
+        ("orm-unknown-field", "unknown field on the model", lambda: Task(nmae="x"), F, "create_task", {"nmae": "x"}),
+        ("orm-delete-unsaved", "delete of a record never saved", lambda: Task(name="x").delete(), F, "delete_task", {"name": "x"}),
+    ]  # fmt: skip
+    for key, cause, fn, kind, tool, args in local:
+        yield case(key, cause, kind, None, _saas.catch(fn), tool, args)

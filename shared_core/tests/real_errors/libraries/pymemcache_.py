@@ -69,8 +69,17 @@ def cases(ctx: Any) -> Iterator[Case]:
     from pymemcache.client.hash import HashClient
     from pymemcache.exceptions import MemcacheError, MemcacheUnknownCommandError
 
-    def case(cid: str, cause: str, kind: str, outcome: str | None, exc: BaseException) -> Case:
-        return Case(f"memcache-{cid}", LIBRARY, cause, kind, outcome, exc, "cache")
+    def case(
+        cid: str,
+        cause: str,
+        kind: str,
+        outcome: str | None,
+        exc: BaseException,
+        args: dict[str, Any] = GET_NAME,
+    ) -> Case:
+        """A case of the ``cache`` tool; ``args``: the model's arguments (the servers'
+        addresses and the credentials are the tool's configuration)."""
+        return Case(f"memcache-{cid}", LIBRARY, cause, kind, outcome, exc, "cache", args)
 
     with _server("-c", "30", "-F", "-o", "idle_timeout=1") as (port, proc):
         ctx.name_port(port, "MCPORT")
@@ -80,66 +89,223 @@ def cases(ctx: Any) -> Iterator[Case]:
         mc().set("number", b"forty-two", flags=serde.FLAG_INTEGER)
         mc().set("latin", b"caf\xe9", flags=serde.FLAG_TEXT)
         mc().set("packed", b"not zlib", flags=serde.FLAG_COMPRESSED)
-        calls: list[tuple[str, str, str, Any]] = [
-            ("key-space", "key with a space", F, lambda: mc().set("user name", "x")),
-            ("key-newline", "key with a newline", F, lambda: mc().get("user\nname")),
-            ("key-long", "key longer than 250 bytes", F, lambda: mc().set("k" * 300, "x")),
-            ("key-null", "key with a NUL byte", F, lambda: mc().get("user\x00name")),
-            ("key-unicode", "non-ASCII key", F, lambda: mc().set("café", "x")),
-            ("key-none", "key is None", F, lambda: mc().get(None)),
-            ("get-many-key", "one bad key in get_many", F, lambda: mc().get_many(["name", "bad key"])),
-            ("delete-many-key", "one bad key in delete_many", F, lambda: mc().delete_many(["a", "b\tc"])),
-            ("expire-type", "expire not an integer", F, lambda: mc().set("k", "v", expire="1h")),
-            ("touch-type", "touch expire not an integer", F, lambda: mc().touch("name", expire="soon")),
-            ("cas-token", "CAS token not numeric", F, lambda: mc().cas("name", "bob", cas="abc")),
-            ("incr-type", "incr delta not an integer", F, lambda: mc().incr("count", "1")),
-            ("decr-type", "decr delta a float", F, lambda: mc().decr("count", 1.5)),
-            ("memlimit-type", "cache_memlimit not an integer", F, lambda: mc().cache_memlimit("1g")),
-            ("incr-negative", "negative incr delta (server)", F, lambda: mc().incr("count", -1)),
-            ("incr-huge", "incr delta beyond 64 bits (server)", F, lambda: mc().incr("count", 2**70)),
-            ("incr-text", "incr of a non-numeric value", F, lambda: mc().incr("name", 1)),
-            ("too-large", "value over the maximum item size", F, lambda: mc().set("big", b"x" * 1_100_000)),
-            ("unknown-command", "unknown command", F, lambda: mc().raw_command("fetch name")),
-            ("stats-unknown", "unknown stats group", F, lambda: mc().stats("nosuchgroup")),
-            ("memlimit-small", "cache_memlimit below the minimum", F, lambda: mc().cache_memlimit(1)),
-            ("verbosity-arg", "verbosity level not a number", F, lambda: mc().raw_command("verbosity high")),
+        # (id, cause, kind, the model's arguments, the call)
+        calls: list[tuple[str, str, str, dict[str, Any], Any]] = [
+            (
+                "key-space",
+                "key with a space",
+                F,
+                {"op": "set", "key": "user name", "value": "x"},
+                lambda: mc().set("user name", "x"),
+            ),
+            (
+                "key-newline",
+                "key with a newline",
+                F,
+                {"op": "get", "key": "user\nname"},
+                lambda: mc().get("user\nname"),
+            ),
+            (
+                "key-long",
+                "key longer than 250 bytes",
+                F,
+                {"op": "set", "key": "k" * 300, "value": "x"},
+                lambda: mc().set("k" * 300, "x"),
+            ),
+            (
+                "key-null",
+                "key with a NUL byte",
+                F,
+                {"op": "get", "key": "user\x00name"},
+                lambda: mc().get("user\x00name"),
+            ),
+            (
+                "key-unicode",
+                "non-ASCII key",
+                F,
+                {"op": "set", "key": "café", "value": "x"},
+                lambda: mc().set("café", "x"),
+            ),
+            ("key-none", "key is None", F, {"op": "get", "key": None}, lambda: mc().get(None)),
+            (
+                "get-many-key",
+                "one bad key in get_many",
+                F,
+                {"op": "get_many", "keys": ["name", "bad key"]},
+                lambda: mc().get_many(["name", "bad key"]),
+            ),
+            (
+                "delete-many-key",
+                "one bad key in delete_many",
+                F,
+                {"op": "delete_many", "keys": ["a", "b\tc"]},
+                lambda: mc().delete_many(["a", "b\tc"]),
+            ),
+            (
+                "expire-type",
+                "expire not an integer",
+                F,
+                {"op": "set", "key": "k", "value": "v", "expire": "1h"},
+                lambda: mc().set("k", "v", expire="1h"),
+            ),
+            (
+                "touch-type",
+                "touch expire not an integer",
+                F,
+                {"op": "touch", "key": "name", "expire": "soon"},
+                lambda: mc().touch("name", expire="soon"),
+            ),
+            (
+                "cas-token",
+                "CAS token not numeric",
+                F,
+                {"op": "cas", "key": "name", "value": "bob", "cas": "abc"},
+                lambda: mc().cas("name", "bob", cas="abc"),
+            ),
+            (
+                "incr-type",
+                "incr delta not an integer",
+                F,
+                {"op": "incr", "key": "count", "delta": "1"},
+                lambda: mc().incr("count", "1"),
+            ),
+            (
+                "decr-type",
+                "decr delta a float",
+                F,
+                {"op": "decr", "key": "count", "delta": 1.5},
+                lambda: mc().decr("count", 1.5),
+            ),
+            (
+                "memlimit-type",
+                "cache_memlimit not an integer",
+                F,
+                {"op": "cache_memlimit", "memlimit": "1g"},
+                lambda: mc().cache_memlimit("1g"),
+            ),
+            (
+                "incr-negative",
+                "negative incr delta (server)",
+                F,
+                {"op": "incr", "key": "count", "delta": -1},
+                lambda: mc().incr("count", -1),
+            ),
+            (
+                "incr-huge",
+                "incr delta beyond 64 bits (server)",
+                F,
+                {"op": "incr", "key": "count", "delta": 2**70},
+                lambda: mc().incr("count", 2**70),
+            ),
+            (
+                "incr-text",
+                "incr of a non-numeric value",
+                F,
+                {"op": "incr", "key": "name", "delta": 1},
+                lambda: mc().incr("name", 1),
+            ),
+            (
+                "too-large",
+                "value over the maximum item size",
+                F,
+                # the value the model wrote is 1,100,000 characters: its first 200 here
+                {"op": "set", "key": "big", "value": "x" * 200 + "..."},
+                lambda: mc().set("big", b"x" * 1_100_000),
+            ),
+            (
+                "unknown-command",
+                "unknown command",
+                F,
+                {"op": "raw", "command": "fetch name"},
+                lambda: mc().raw_command("fetch name"),
+            ),
+            (
+                "stats-unknown",
+                "unknown stats group",
+                F,
+                {"op": "stats", "args": ["nosuchgroup"]},
+                lambda: mc().stats("nosuchgroup"),
+            ),
+            (
+                "memlimit-small",
+                "cache_memlimit below the minimum",
+                F,
+                {"op": "cache_memlimit", "memlimit": 1},
+                lambda: mc().cache_memlimit(1),
+            ),
+            (
+                "verbosity-arg",
+                "verbosity level not a number",
+                F,
+                {"op": "raw", "command": "verbosity high"},
+                lambda: mc().raw_command("verbosity high"),
+            ),
             (
                 "int-flag",
                 "stored value flagged integer that is not one",
                 A,
+                {"op": "get", "key": "number"},
                 lambda: _client(port, serde=serde.pickle_serde).get("number"),
             ),
             (
                 "text-flag",
                 "stored value flagged text that is not UTF-8",
                 A,
+                {"op": "get", "key": "latin"},
                 lambda: _client(port, serde=serde.pickle_serde).get("latin"),
             ),
             (
                 "compressed-flag",
                 "stored value flagged compressed that is not zlib",
                 A,
+                {"op": "get", "key": "packed"},
                 lambda: _client(port, serde=serde.CompressedSerde()).get("packed"),
             ),
             (
                 "data-chunk",
                 "raw set whose data is longer than its declared size",
                 F,
+                {"op": "raw", "command": "set k 0 0 5\r\nabcdefghij"},
                 lambda: mc().raw_command("set k 0 0 5\r\nabcdefghij"),
             ),
             (
                 "stats-usage",
                 "stats detail with an unknown argument",
                 F,
+                {"op": "stats", "args": ["detail", "everything"]},
                 lambda: mc().stats("detail", "everything"),
             ),
-            ("flags-negative", "negative client flags", F, lambda: mc().set("k", "v", flags=-1)),
-            ("meta-flag", "meta get with an invalid flag", F, lambda: mc().raw_command("mg name zz")),
-            ("flush-disabled", "flush_all disabled by the operator (-F)", U, lambda: mc().flush_all()),
-            ("shutdown-disabled", "shutdown not enabled on the server", U, lambda: mc().shutdown()),
+            (
+                "flags-negative",
+                "negative client flags",
+                F,
+                {"op": "set", "key": "k", "value": "v", "flags": -1},
+                lambda: mc().set("k", "v", flags=-1),
+            ),
+            (
+                "meta-flag",
+                "meta get with an invalid flag",
+                F,
+                {"op": "raw", "command": "mg name zz"},
+                lambda: mc().raw_command("mg name zz"),
+            ),
+            (
+                "flush-disabled",
+                "flush_all disabled by the operator (-F)",
+                U,
+                {"op": "flush_all"},
+                lambda: mc().flush_all(),
+            ),
+            (
+                "shutdown-disabled",
+                "shutdown not enabled on the server",
+                U,
+                {"op": "shutdown"},
+                lambda: mc().shutdown(),
+            ),
         ]
-        for cid, cause, kind, fn in calls:
-            yield case(cid, cause, kind, None, catch(fn))
+        for cid, cause, kind, args, fn in calls:
+            yield case(cid, cause, kind, None, catch(fn), args)
         # the connection limit (-c)
         held = []
         exc = None
@@ -152,7 +318,7 @@ def cases(ctx: Any) -> Iterator[Case]:
                 break
             held.append(c)
         assert exc is not None
-        yield case("max-connections", "too many open connections", T, NE, exc)
+        yield case("max-connections", "too many open connections", T, NE, exc, {"op": "version"})
         for c in held:
             c.close()
         # a connection the server closed while idle (-o idle_timeout), opened once the
@@ -195,7 +361,8 @@ def cases(ctx: Any) -> Iterator[Case]:
         finally:
             proc.kill()
         waiting.join()
-        yield case("server-died", "server killed during the request", T, UO, errors[0])
+        args = {"op": "set", "key": "name", "value": "bob"}
+        yield case("server-died", "server killed during the request", T, UO, errors[0], args)
     # ASCII authentication (-Y)
     auth = Path(ctx.tmp) / "auth"
     auth.write_text("app:s3cret\n")
@@ -218,16 +385,18 @@ def cases(ctx: Any) -> Iterator[Case]:
                 c.set(f"fill:{i}", b"x" * 100_000)
             except Exception as e:
                 exc = e
+                # the value the model wrote is 100,000 characters: its first 200 here
+                args = {"op": "set", "key": f"fill:{i}", "value": "x" * 200 + "..."}
                 break
         assert exc is not None
-        yield case("out-of-memory", "memory full, evictions disabled", U, None, exc)
+        yield case("out-of-memory", "memory full, evictions disabled", U, None, exc, args)
     # CAS, dumping and watch disabled by the operator
     with _server("-C", "-X", "-W") as (port, _):
         ctx.name_port(port, "MCPORT4")
         exc = catch(lambda: _client(port).raw_command("lru_crawler metadump all"))
-        yield case("dump-disabled", "metadump disabled (-X)", U, None, exc)
+        yield case("dump-disabled", "metadump disabled (-X)", U, None, exc, raw("lru_crawler metadump all"))
         exc = catch(lambda: _client(port).raw_command("watch fetchers"))
-        yield case("watch-disabled", "watch disabled (-W)", U, None, exc)
+        yield case("watch-disabled", "watch disabled (-W)", U, None, exc, raw("watch fetchers"))
     # connections that never reach a server
     yield case("refused", "connection refused", T, NE, catch(lambda: _client(ctx.dead).get("name")))
     exc = catch(lambda: _client_host("cache.nonexistent.invalid").get("name"))
@@ -261,6 +430,13 @@ def cases(ctx: Any) -> Iterator[Case]:
         yield case("tls-plain-server", "TLS client against a plain-text server", U, None, exc)
     exc = catch(lambda: _client(ctx.port).get("name"))
     yield case("not-memcached", "configured address is an HTTP server, not memcached", U, None, exc)
+
+
+GET_NAME: dict[str, Any] = {"op": "get", "key": "name"}
+
+
+def raw(command: str) -> dict[str, Any]:
+    return {"op": "raw", "command": command}
 
 
 def _used(client: Any) -> Any:

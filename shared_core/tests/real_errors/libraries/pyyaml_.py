@@ -83,22 +83,68 @@ def cases(ctx: Context) -> Iterator[Case]:
 
     for name, text in MODEL_YAML:
         exc = _catch(lambda: _load(text))
-        yield Case(f"pyyaml-{name}", LIBRARY, f"YAML from the arguments ({name})", F, None, exc, "parse_yaml")
+        yield Case(
+            f"pyyaml-{name}",
+            LIBRARY,
+            f"YAML from the arguments ({name})",
+            F,
+            None,
+            exc,
+            "parse_yaml",
+            arguments={"yaml": text},
+        )
     # several documents where one was asked for
-    exc = _catch(lambda: yaml.safe_load("a: 1\n---\nb: 2\n"))
-    yield Case("pyyaml-several-docs", LIBRARY, "two documents for safe_load", F, None, exc, "parse_yaml")
+    text = "a: 1\n---\nb: 2\n"
+    exc = _catch(lambda: yaml.safe_load(text))
+    yield Case(
+        "pyyaml-several-docs",
+        LIBRARY,
+        "two documents for safe_load",
+        F,
+        None,
+        exc,
+        "parse_yaml",
+        arguments={"yaml": text},
+    )
 
     # files the tool read from disk: not the model's text
     exc = _catch(lambda: yaml.safe_load(open(ctx.tmp / "config.yaml")))  # noqa: SIM115
-    yield Case("pyyaml-file-missing", LIBRARY, "config file does not exist", A, None, exc, "load_config")
+    yield Case(
+        "pyyaml-file-missing",
+        LIBRARY,
+        "config file does not exist",
+        A,
+        None,
+        exc,
+        "load_config",
+        arguments={"path": str(ctx.tmp / "config.yaml")},
+    )
     corrupt = ctx.tmp / "deploy.yaml"
     corrupt.write_bytes(b"replicas: 3\nimage: \xff\xfe\x00web\n")
     exc = _catch(lambda: yaml.safe_load(corrupt.open("rb")))
-    yield Case("pyyaml-file-not-utf8", LIBRARY, "file on disk not UTF-8", A, None, exc, "load_config")
+    yield Case(
+        "pyyaml-file-not-utf8",
+        LIBRARY,
+        "file on disk not UTF-8",
+        A,
+        None,
+        exc,
+        "load_config",
+        arguments={"path": str(corrupt)},
+    )
     broken = ctx.tmp / "values.yaml"
     broken.write_text("image:\n  tag: 1.2\n   repo: x\n")
     exc = _catch(lambda: yaml.safe_load(broken.open()))
-    yield Case("pyyaml-file-corrupt", LIBRARY, "file on disk is broken YAML", A, None, exc, "load_config")
+    yield Case(
+        "pyyaml-file-corrupt",
+        LIBRARY,
+        "file on disk is broken YAML",
+        A,
+        None,
+        exc,
+        "load_config",
+        arguments={"path": str(broken)},
+    )
 
     # the safe loader refuses what would run code: no rewording of the same payload passes
     for name, text in [
@@ -108,7 +154,27 @@ def cases(ctx: Context) -> Iterator[Case]:
         ("unsafe-name", "when: !!python/name:os.getcwd\n"),
     ]:
         exc = _catch(lambda: yaml.safe_load(text))
-        yield Case(f"pyyaml-{name}", LIBRARY, "safe loader refuses a Python tag", U, None, exc, "parse_yaml")
+        yield Case(
+            f"pyyaml-{name}",
+            LIBRARY,
+            "safe loader refuses a Python tag",
+            U,
+            None,
+            exc,
+            "parse_yaml",
+            arguments={"yaml": text},
+        )
     # a nesting deeper than the interpreter's recursion limit
-    exc = _catch(lambda: yaml.safe_load("[" * 20000 + "]" * 20000))
-    yield Case("pyyaml-too-deep", LIBRARY, "nesting beyond the recursion limit", U, None, exc, "parse_yaml")
+    text = "[" * 20000 + "]" * 20000
+    exc = _catch(lambda: yaml.safe_load(text))
+    yield Case(
+        "pyyaml-too-deep",
+        LIBRARY,
+        "nesting beyond the recursion limit",
+        U,
+        None,
+        exc,
+        "parse_yaml",
+        # 40,000 characters: only the first 200 are stored
+        arguments={"value": text[:200] + "..."},
+    )

@@ -60,7 +60,7 @@ _SCENARIOS: list[tuple[str, str, Reply, str, str | None, str]] = [
     ),
     (
         "query_dimension_mismatch",
-        "query",
+        "query_768",
         _q(400, "Wrong input: Vector dimension error: expected dim: 384, got 768"),
         F,
         None,
@@ -87,7 +87,7 @@ _SCENARIOS: list[tuple[str, str, Reply, str, str | None, str]] = [
     ),
     (
         "json_deserialize",
-        "upsert",
+        "upsert_str_id",
         _q(
             400,
             "Format error in JSON body: data did not match any variant of untagged enum ExtendedPointId at line 1 column 26",
@@ -109,7 +109,7 @@ _SCENARIOS: list[tuple[str, str, Reply, str, str | None, str]] = [
     ),
     (
         "hnsw_validation",
-        "create",
+        "create_size_0",
         _q(400, "Validation error in JSON body: [vectors.size: value 0 invalid, must be 1 or larger]"),
         F,
         None,
@@ -300,56 +300,61 @@ _SCENARIOS: list[tuple[str, str, Reply, str, str | None, str]] = [
 ]
 
 
-def _calls() -> dict[str, tuple[str, Any]]:
+_VEC = [0.1, 0.2, 0.3, 0.4]
+_COSINE_384 = {"size": 384, "distance": "Cosine"}
+
+
+def _calls() -> dict[str, tuple[str, dict[str, Any], Any]]:
+    """call -> (tool, the arguments the model wrote, the client call they are passed to)."""
     from qdrant_client import models
 
-    vec = [0.1, 0.2, 0.3, 0.4]
+    def create(c: Any, a: dict[str, Any]) -> Any:
+        return c.create_collection(
+            a["collection_name"], vectors_config=models.VectorParams(**a["vectors_config"])
+        )
+
+    def upsert(c: Any, a: dict[str, Any]) -> Any:
+        return c.upsert(a["collection_name"], points=[models.PointStruct(**p) for p in a["points"]])
+
+    def query_filter(c: Any, a: dict[str, Any]) -> Any:
+        return c.query_points(**{**a, "query_filter": models.Filter.model_validate(a["query_filter"])})
+
+    def delete_alias(c: Any, a: dict[str, Any]) -> Any:
+        delete = models.DeleteAliasOperation(delete_alias=models.DeleteAlias(alias_name=a["alias_name"]))
+        return c.update_collection_aliases(change_aliases_operations=[delete])
+
+    point = {"id": 1, "vector": _VEC, "payload": {"city": "Lyon"}}
+    query = {"collection_name": "docs", "query": _VEC, "limit": 5}
+    city = {"must": [{"key": "city", "match": {"value": "Lyon"}}]}
     return {
-        "create": (
+        "create": ("create_collection", {"collection_name": "docs", "vectors_config": _COSINE_384}, create),
+        "create_size_0": (
             "create_collection",
-            lambda c: c.create_collection(
-                "docs", vectors_config=models.VectorParams(size=384, distance=models.Distance.COSINE)
-            ),
+            {"collection_name": "docs", "vectors_config": {"size": 0, "distance": "Cosine"}},
+            create,
         ),
-        "get_collection": ("get_collection", lambda c: c.get_collection("docs")),
-        "upsert": (
+        "get_collection": ("get_collection", {"collection_name": "docs"}, lambda c, a: c.get_collection(**a)),
+        "upsert": ("upsert_points", {"collection_name": "docs", "points": [point]}, upsert),
+        "upsert_str_id": (
             "upsert_points",
-            lambda c: c.upsert(
-                "docs", points=[models.PointStruct(id=1, vector=vec, payload={"city": "Lyon"})]
-            ),
+            {"collection_name": "docs", "points": [{**point, "id": "doc-1"}]},
+            upsert,
         ),
-        "query": ("query_points", lambda c: c.query_points("docs", query=vec, limit=5)),
-        "query_named": (
-            "query_points",
-            lambda c: c.query_points("docs", query=vec, using="text-dense", limit=5),
-        ),
-        "query_filter": (
-            "query_points",
-            lambda c: c.query_points(
-                "docs",
-                query=vec,
-                query_filter=models.Filter(
-                    must=[models.FieldCondition(key="city", match=models.MatchValue(value="Lyon"))]
-                ),
-                limit=5,
-            ),
-        ),
+        "query": ("query_points", query, lambda c, a: c.query_points(**a)),
+        "query_768": ("query_points", {**query, "query": [0.1] * 768}, lambda c, a: c.query_points(**a)),
+        "query_named": ("query_points", {**query, "using": "text-dense"}, lambda c, a: c.query_points(**a)),
+        "query_filter": ("query_points", {**query, "query_filter": city}, query_filter),
         "retrieve": (
             "retrieve_points",
-            lambda c: c.retrieve("docs", ids=["x1b4e28ba-2fa1-11d2-883f-0016d3cca427"]),
+            {"collection_name": "docs", "ids": ["x1b4e28ba-2fa1-11d2-883f-0016d3cca427"]},
+            lambda c, a: c.retrieve(**a),
         ),
         "set_payload": (
             "set_payload",
-            lambda c: c.set_payload("docs", payload={"city": "Paris"}, points=[42]),
+            {"collection_name": "docs", "payload": {"city": "Paris"}, "points": [42]},
+            lambda c, a: c.set_payload(**a),
         ),
-        "delete_alias": (
-            "delete_alias",
-            lambda c: c.update_collection_aliases(
-                change_aliases_operations=[
-                    models.DeleteAliasOperation(delete_alias=models.DeleteAlias(alias_name="docs-live"))
-                ]
-            ),
-        ),
+        "delete_alias": ("delete_alias", {"alias_name": "docs-live"}, delete_alias),
     }
 
 
@@ -362,58 +367,69 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
         return QdrantClient(url=base, timeout=1, check_compatibility=False)
 
     def case(
-        cid: str, cause: str, kind: str, outcome: str | None, exc: BaseException, tool: str
+        cid: str,
+        cause: str,
+        kind: str,
+        outcome: str | None,
+        exc: BaseException,
+        tool: str,
+        args: dict[str, Any],
     ) -> generate.Case:
-        return generate.Case(f"qdrant-{cid}", LIBRARY, cause, kind, outcome, exc, tool)
+        return generate.Case(f"qdrant-{cid}", LIBRARY, cause, kind, outcome, exc, tool, arguments=args)
 
     with _saas.service(ctx, "QDRANTPORT", "qdrant") as svc:
         c = client(svc.base)
         for key, call, reply, kind, outcome, cause in _SCENARIOS:
-            tool, fn = calls[call]
+            tool, args, fn = calls[call]
             svc.reply(reply)
-            yield case(key, cause, kind, outcome, _saas.catch(lambda: fn(c)), tool)
+            yield case(key, cause, kind, outcome, _saas.catch(lambda: fn(c, args)), tool, args)
 
         # the client's own models reject the call's arguments (nothing is sent)
-        model_checks: list[tuple[str, str, str, Any]] = [
+        model_checks: list[tuple[str, str, str, dict[str, Any], Any]] = [
             (
                 "model_size_str",
                 "vector size not an integer",
                 "create_collection",
+                {"vectors_config": {"size": "large", "distance": "Cosine"}},
                 lambda: models.VectorParams(size="large", distance=models.Distance.COSINE),  # type: ignore[arg-type]
             ),
             (
                 "model_distance",
                 "unknown distance name",
                 "create_collection",
+                {"vectors_config": {"size": 384, "distance": "Cosinus"}},
                 lambda: models.VectorParams(size=384, distance="Cosinus"),  # type: ignore[arg-type]
             ),
             (
                 "model_point_id_float",
                 "point id a float",
                 "upsert_points",
+                {"points": [{"id": 1.5, "vector": [0.1, 0.2]}]},
                 lambda: models.PointStruct(id=1.5, vector=[0.1, 0.2]),  # type: ignore[arg-type]
             ),
             (
                 "model_range_str",
                 "range bound not a number",
                 "query_points",
+                {"range": {"gte": "ten"}},
                 lambda: models.Range(gte="ten"),  # type: ignore[arg-type]
             ),
         ]
-        for key, cause, tool, fn in model_checks:
-            yield case(key, cause, F, None, _saas.catch(fn), tool)
+        for key, cause, tool, args, fn in model_checks:
+            yield case(key, cause, F, None, _saas.catch(fn), tool, args)
 
         # the client's in-memory engine (its own code answers)
         mem = QdrantClient(":memory:")
         mem.create_collection(
             "docs", vectors_config=models.VectorParams(size=4, distance=models.Distance.COSINE)
         )
-        local: list[tuple[str, str, str, str, Any]] = [
+        local: list[tuple[str, str, str, str, dict[str, Any], Any]] = [
             (
                 "local_dimension",
                 "vector of the wrong dimension (local engine)",
                 F,
                 "upsert_points",
+                {"collection_name": "docs", "points": [{"id": 1, "vector": [0.1, 0.2]}]},
                 lambda: mem.upsert("docs", points=[models.PointStruct(id=1, vector=[0.1, 0.2])]),
             ),
             (
@@ -421,6 +437,7 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
                 "empty vector (local engine)",
                 F,
                 "upsert_points",
+                {"collection_name": "docs", "points": [{"id": 2, "vector": []}]},
                 lambda: mem.upsert("docs", points=[models.PointStruct(id=2, vector=[])]),
             ),
             (
@@ -428,6 +445,8 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
                 "vector with NaN (local engine)",
                 F,
                 "upsert_points",
+                # JSON has no NaN: the model's "NaN", which the tool read as float("nan")
+                {"collection_name": "docs", "points": [{"id": 3, "vector": [0.1, "NaN", 0.2, 0.3]}]},
                 lambda: mem.upsert(
                     "docs", points=[models.PointStruct(id=3, vector=[0.1, float("nan"), 0.2, 0.3])]
                 ),
@@ -437,6 +456,7 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
                 "unknown named vector (local engine)",
                 F,
                 "query_points",
+                {"collection_name": "docs", "query": [0.1, 0.2, 0.3, 0.4], "using": "text-dense"},
                 lambda: mem.query_points("docs", query=[0.1, 0.2, 0.3, 0.4], using="text-dense"),
             ),
             (
@@ -444,27 +464,27 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
                 "collection not found (local engine)",
                 A,
                 "query_points",
+                {"collection_name": "articles", "query": [0.1, 0.2, 0.3, 0.4]},
                 lambda: mem.query_points("articles", query=[0.1, 0.2, 0.3, 0.4]),
             ),
         ]
-        for key, cause, kind, tool, fn in local:
-            yield case(key, cause, kind, None, _saas.catch(fn), tool)
+        for key, cause, kind, tool, args, fn in local:
+            yield case(key, cause, kind, None, _saas.catch(fn), tool, args)
 
-        tool, fn = calls["upsert"]
+        tool, args, fn = calls["upsert"]
         for key, kind, outcome, cause in _saas.TRANSPORT:
             svc.reply(key)
             base = {"refused": _saas.dead_base(ctx), "dns": _saas.DNS_BASE}.get(key, svc.base)
             cb = client(base)
-            yield case(key, cause, kind, outcome, _saas.catch(lambda: fn(cb)), tool)
+            yield case(key, cause, kind, outcome, _saas.catch(lambda: fn(cb, args)), tool, args)
 
         async def run_async() -> list[generate.Case]:
             out = []
-            vec = [0.1, 0.2, 0.3, 0.4]
 
-            async def query(base: str) -> None:
+            async def query(base: str, args: dict[str, Any]) -> None:
                 ac = AsyncQdrantClient(url=base, timeout=1, check_compatibility=False)
                 try:
-                    await ac.query_points("docs", query=vec, limit=5)
+                    await ac.query_points(**args)
                 finally:
                     await ac.close()
 
@@ -475,21 +495,23 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
                 "collection_not_found",
                 "server_timeout",
             ):
-                _k, _call, reply, kind, outcome, cause = next(s for s in _SCENARIOS if s[0] == key)
+                _k, call, reply, kind, outcome, cause = next(s for s in _SCENARIOS if s[0] == key)
+                args = calls[call][1]
                 svc.reply(reply)
                 try:
-                    await query(svc.base)
+                    await query(svc.base, args)
                     raise AssertionError("raised nothing")
                 except Exception as exc:
-                    out.append(case(f"async-{key}", cause, kind, outcome, exc, "query_points"))
+                    out.append(case(f"async-{key}", cause, kind, outcome, exc, "query_points", args))
             for key, kind, outcome, cause in _saas.TRANSPORT:
                 svc.reply(key)
                 base = {"refused": _saas.dead_base(ctx), "dns": _saas.DNS_BASE}.get(key, svc.base)
+                args = calls["query"][1]
                 try:
-                    await query(base)
+                    await query(base, args)
                     raise AssertionError("raised nothing")
                 except Exception as exc:
-                    out.append(case(f"async-{key}", cause, kind, outcome, exc, "query_points"))
+                    out.append(case(f"async-{key}", cause, kind, outcome, exc, "query_points", args))
             return out
 
         yield from asyncio.run(run_async())

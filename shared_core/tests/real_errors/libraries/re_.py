@@ -60,16 +60,32 @@ MODEL_PATTERNS: list[tuple[str, str]] = [
 def cases(ctx: Context) -> Iterator[Case]:
     for name, pattern in MODEL_PATTERNS:
         if pattern == "__SUB__":
-            exc = _catch(lambda: re.sub(r"(\w+)@(\w+)", r"\3 at \1", "me@host"))
+            args = {"pattern": r"(\w+)@(\w+)", "replacement": r"\3 at \1", "text": "me@host"}
+            exc = _catch(lambda: re.sub(args["pattern"], args["replacement"], args["text"]))
         elif pattern == "__SUB_GROUP__":
-            exc = _catch(lambda: re.sub(r"(?P<user>\w+)@", r"\g<usr>", "me@host"))
+            args = {"pattern": r"(?P<user>\w+)@", "replacement": r"\g<usr>", "text": "me@host"}
+            exc = _catch(lambda: re.sub(args["pattern"], args["replacement"], args["text"]))
         else:
+            args = {"pattern": pattern}
             exc = _catch(lambda: re.compile(pattern))
-        yield Case(f"re-{name}", LIBRARY, f"pattern from the arguments ({name})", F, None, exc, "grep")
+        yield Case(
+            f"re-{name}",
+            LIBRARY,
+            f"pattern from the arguments ({name})",
+            F,
+            None,
+            exc,
+            "grep",
+            arguments=args,
+        )
 
     exc = _catch(lambda: re.findall(r"TODO", (ctx.tmp / "main.py").read_text()))
-    yield Case("re-file-missing", LIBRARY, "file to search does not exist", A, None, exc, "grep")
+    args = {"pattern": "TODO", "path": str(ctx.tmp / "main.py")}
+    yield Case(
+        "re-file-missing", LIBRARY, "file to search does not exist", A, None, exc, "grep", arguments=args
+    )
     binary = ctx.tmp / "app.bin"
     binary.write_bytes(b"\x7fELF\x02\x01\x01\x00\xff\xfe")
     exc = _catch(lambda: re.findall(r"main", binary.read_text(encoding="utf-8")))
-    yield Case("re-file-binary", LIBRARY, "file to search is binary", A, None, exc, "grep")
+    args = {"pattern": "main", "path": str(binary)}
+    yield Case("re-file-binary", LIBRARY, "file to search is binary", A, None, exc, "grep", arguments=args)

@@ -50,8 +50,15 @@ def _client(port: int, **kwargs: Any) -> Any:
 def cases(ctx: Any) -> Iterator[Case]:
     import redis
 
-    def case(cid: str, cause: str, kind: str, outcome: str | None, exc: BaseException) -> Case:
-        return Case(f"redis-{cid}", LIBRARY, cause, kind, outcome, exc, "redis")
+    def case(
+        cid: str, cause: str, kind: str, outcome: str | None, exc: BaseException, arguments: dict[str, Any]
+    ) -> Case:
+        return Case(f"redis-{cid}", LIBRARY, cause, kind, outcome, exc, "redis", arguments=arguments)
+
+    def cmd(*args: Any) -> dict[str, Any]:
+        """The model's arguments: the command's words (host, port and password are the tool's;
+        bytes, such as a DUMP payload the model copied from an earlier answer, as Latin-1)."""
+        return {"command": [a.decode("latin-1") if isinstance(a, bytes) else a for a in args]}
 
     with _server(ctx.tmp, "main", "--enable-debug-command", "yes", "--maxclients", "12") as port:
         ctx.name_port(port, "REDISPORT")
@@ -147,32 +154,52 @@ def cases(ctx: Any) -> Iterator[Case]:
         ]
         for cid, cause, kind, args in commands:
             outcome = NE if kind == T else None
-            yield case(cid, cause, kind, outcome, catch(lambda: run(*args)))
-        run("FUNCTION", "LOAD", "#!lua name=mylib\nredis.register_function('f1', function() return 1 end)")
-        exc = catch(
-            lambda: run(
-                "FUNCTION", "LOAD", "#!lua name=mylib\nredis.register_function('f1', function() return 1 end)"
-            )
+            yield case(cid, cause, kind, outcome, catch(lambda: run(*args)), cmd(*args))
+        library = "#!lua name=mylib\nredis.register_function('f1', function() return 1 end)"
+        run("FUNCTION", "LOAD", library)
+        exc = catch(lambda: run("FUNCTION", "LOAD", library))
+        yield case(
+            "function-exists",
+            "function library already exists",
+            A,
+            None,
+            exc,
+            cmd("FUNCTION", "LOAD", library),
         )
-        yield case("function-exists", "function library already exists", A, None, exc)
         exc = catch(lambda: r.set("k", {"a": 1}))
-        yield case("data-type", "value of an unsupported type (client side)", F, None, exc)
+        yield case(
+            "data-type", "value of an unsupported type (client side)", F, None, exc, cmd("SET", "k", {"a": 1})
+        )
         p = r.pipeline(transaction=True)
         p.set("a", "1")
         p.execute_command("NOSUCHCMD")
-        yield case("execabort", "transaction discarded after an error", F, None, catch(p.execute))
+        yield case(
+            "execabort",
+            "transaction discarded after an error",
+            F,
+            None,
+            catch(p.execute),
+            {"transaction": [["SET", "a", "1"], ["NOSUCHCMD"]]},
+        )
         # WATCH: another client changes the watched key before EXEC
         p = r.pipeline(transaction=True)
         p.watch("name")
         r.set("name", "bob")
         p.multi()
         p.set("name", "cy")
-        yield case("watch", "watched key changed (optimistic lock)", T, NE, catch(p.execute))
+        yield case(
+            "watch",
+            "watched key changed (optimistic lock)",
+            T,
+            NE,
+            catch(p.execute),
+            {"watch": ["name"], "transaction": [["SET", "name", "cy"]]},
+        )
         p.reset()
         # DEBUG SLEEP blocks the server past the client's socket timeout
         slow = _client(port, socket_timeout=0.2)
         exc = catch(lambda: slow.execute_command("DEBUG", "SLEEP", "0.6"))
-        yield case("timeout", "read timeout (server busy)", T, UO, exc)
+        yield case("timeout", "read timeout (server busy)", T, UO, exc, cmd("DEBUG", "SLEEP", "0.6"))
         time.sleep(0.5)
         # BUSY: a long script runs; another client is turned away until SCRIPT KILL
         r.config_set("busy-reply-threshold", "100")
@@ -196,16 +223,23 @@ def cases(ctx: Any) -> Iterator[Case]:
                 exc = e
                 break
         assert exc is not None
-        yield case("busy", "server busy running a script", T, NE, exc)
+        yield case("busy", "server busy running a script", T, NE, exc, cmd("GET", "name"))
         busy.execute_command("SCRIPT", "KILL")
         t.join()
-        yield case("script-killed", "script killed by SCRIPT KILL", A, None, errors[0])
+        yield case(
+            "script-killed",
+            "script killed by SCRIPT KILL",
+            A,
+            None,
+            errors[0],
+            cmd("EVAL", "while true do end", 0),
+        )
         # a connection the server killed
         victim = _client(port, single_connection_client=True)
         victim.ping()
         r.client_kill_filter(_type="normal", skipme=True)
         exc = catch(lambda: victim.get("name"))
-        yield case("killed", "server closed the connection (CLIENT KILL)", T, UO, exc)
+        yield case("killed", "server closed the connection (CLIENT KILL)", T, UO, exc, cmd("GET", "name"))
         # max clients
         held = []
         exc = None
@@ -218,7 +252,7 @@ def cases(ctx: Any) -> Iterator[Case]:
                 break
             held.append(c)
         assert exc is not None
-        yield case("maxclients", "max number of clients reached", T, NE, exc)
+        yield case("maxclients", "max number of clients reached", T, NE, exc, cmd("PING"))
         for c in held:
             c.close()
 
@@ -229,23 +263,37 @@ def cases(ctx: Any) -> Iterator[Case]:
 
         r = once_served(pinged, redis.ConnectionError)
         r.config_set("min-replicas-to-write", "1")
-        yield case("noreplicas", "not enough replicas to write", T, NE, catch(lambda: r.set("a", "1")))
+        yield case(
+            "noreplicas",
+            "not enough replicas to write",
+            T,
+            NE,
+            catch(lambda: r.set("a", "1")),
+            cmd("SET", "a", "1"),
+        )
         r.config_set("min-replicas-to-write", "0")
         # DEBUG refused on a server that did not enable it
         with _server(ctx.tmp, "nodebug") as other:
             ctx.name_port(other, "REDISPORT2")
             o = _client(other)
             exc = catch(lambda: o.execute_command("DEBUG", "SLEEP", "0"))
-            yield case("debug-disabled", "DEBUG command not enabled", U, None, exc)
+            yield case(
+                "debug-disabled", "DEBUG command not enabled", U, None, exc, cmd("DEBUG", "SLEEP", "0")
+            )
             # a replica of the first server: read-only
             with _server(ctx.tmp, "replica", "--replicaof", "127.0.0.1", str(port)) as rport:
                 ctx.name_port(rport, "REPLICAPORT")
                 rep = _client(rport)
                 yield case(
-                    "readonly", "write to a read-only replica", U, None, catch(lambda: rep.set("a", "1"))
+                    "readonly",
+                    "write to a read-only replica",
+                    U,
+                    None,
+                    catch(lambda: rep.set("a", "1")),
+                    cmd("SET", "a", "1"),
                 )
                 exc = catch(lambda: rep.execute_command("WAIT", "1", "10"))
-                yield case("wait-replica", "WAIT on a replica", F, None, exc)
+                yield case("wait-replica", "WAIT on a replica", F, None, exc, cmd("WAIT", "1", "10"))
             # a replica of a dead primary, not serving stale data
             with _server(
                 ctx.tmp,
@@ -259,15 +307,22 @@ def cases(ctx: Any) -> Iterator[Case]:
                 ctx.name_port(sport, "REPLICAPORT2")
                 stale = _client(sport)
                 exc = catch(lambda: stale.get("name"))
-                yield case("masterdown", "replica's link to the primary is down", T, NE, exc)
+                yield case(
+                    "masterdown", "replica's link to the primary is down", T, NE, exc, cmd("GET", "name")
+                )
     # authentication and ACLs
     with _server(ctx.tmp, "auth", "--requirepass", "s3cret") as port:
         ctx.name_port(port, "REDISPORT3")
         yield case(
-            "noauth", "authentication required (no password)", U, None, catch(lambda: _client(port).get("a"))
+            "noauth",
+            "authentication required (no password)",
+            U,
+            None,
+            catch(lambda: _client(port).get("a")),
+            cmd("GET", "a"),
         )
         exc = catch(lambda: _client(port, password="wrong").get("a"))
-        yield case("wrongpass", "wrong password", U, None, exc)
+        yield case("wrongpass", "wrong password", U, None, exc, cmd("GET", "a"))
         admin = _client(port, password="s3cret")
         admin.acl_setuser(
             "reader", enabled=True, passwords=["+pw"], keys=["app:*"], commands=["+get", "+ping"]
@@ -275,11 +330,23 @@ def cases(ctx: Any) -> Iterator[Case]:
         admin.acl_setuser("off", enabled=False, passwords=["+pw"], commands=["+@all"], keys=["*"])
         reader = _client(port, username="reader", password="pw")
         yield case(
-            "noperm-command", "ACL user lacks the command", U, None, catch(lambda: reader.set("app:1", "x"))
+            "noperm-command",
+            "ACL user lacks the command",
+            U,
+            None,
+            catch(lambda: reader.set("app:1", "x")),
+            cmd("SET", "app:1", "x"),
         )
-        yield case("noperm-key", "ACL user lacks the key", U, None, catch(lambda: reader.get("other:1")))
+        yield case(
+            "noperm-key",
+            "ACL user lacks the key",
+            U,
+            None,
+            catch(lambda: reader.get("other:1")),
+            cmd("GET", "other:1"),
+        )
         exc = catch(lambda: _client(port, username="off", password="pw").ping())
-        yield case("user-disabled", "ACL user disabled", U, None, exc)
+        yield case("user-disabled", "ACL user disabled", U, None, exc, cmd("PING"))
     # out of memory
     with _server(ctx.tmp, "oom", "--maxmemory", "1mb", "--maxmemory-policy", "noeviction") as port:
         ctx.name_port(port, "REDISPORT4")
@@ -292,7 +359,8 @@ def cases(ctx: Any) -> Iterator[Case]:
                 exc = e
                 break
         assert exc is not None
-        yield case("oom", "maxmemory reached (noeviction)", U, None, exc)
+        # the value is 50,000 bytes: only its start is recorded
+        yield case("oom", "maxmemory reached (noeviction)", U, None, exc, {"value": "x" * 200 + "..."})
     # MISCONF: the last background save failed (its directory vanished)
     with _server(ctx.tmp, "misconf", "--save", "3600 1") as port:
         ctx.name_port(port, "REDISPORT5")
@@ -304,7 +372,12 @@ def cases(ctx: Any) -> Iterator[Case]:
                 break
             time.sleep(0.05)
         yield case(
-            "misconf", "cannot persist to disk (bgsave failed)", U, None, catch(lambda: m.set("a", "1"))
+            "misconf",
+            "cannot persist to disk (bgsave failed)",
+            U,
+            None,
+            catch(lambda: m.set("a", "1")),
+            cmd("SET", "a", "1"),
         )
     # LOADING: a server still loading its dataset (slowed down per key) turns clients away
     with _server(ctx.tmp, "loading") as port:
@@ -319,9 +392,9 @@ def cases(ctx: Any) -> Iterator[Case]:
     with _server(ctx.tmp, "loading", *slow_load, reuse=True) as port:
         ctx.name_port(port, "REDISPORT7")
         exc = catch(lambda: _client(port).get("k1"))
-        yield case("loading", "server still loading its dataset", T, NE, exc)
-    yield case("refused", "connection refused", T, NE, catch(lambda: _client(ctx.dead).ping()))
+        yield case("loading", "server still loading its dataset", T, NE, exc, cmd("GET", "k1"))
+    yield case("refused", "connection refused", T, NE, catch(lambda: _client(ctx.dead).ping()), cmd("PING"))
     exc = catch(lambda: redis.Redis(host="cache.nonexistent.invalid", retry=None).ping())
-    yield case("dns", "DNS name does not resolve", T, NE, exc)
+    yield case("dns", "DNS name does not resolve", T, NE, exc, cmd("PING"))
     exc = catch(lambda: redis.Redis.from_url("mysql://127.0.0.1/0"))
-    yield case("bad-url", "URL scheme not redis", F, None, exc)
+    yield case("bad-url", "URL scheme not redis", F, None, exc, {"url": "mysql://127.0.0.1/0"})

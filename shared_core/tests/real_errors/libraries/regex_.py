@@ -51,14 +51,30 @@ def cases(ctx: Context) -> Iterator[Case]:
     for name, pattern in MODEL_PATTERNS:
         exc = _catch(lambda: regex.compile(pattern))
         yield Case(
-            f"regex-{name}", LIBRARY, f"pattern from the arguments ({name})", F, None, exc, "search_text"
+            f"regex-{name}",
+            LIBRARY,
+            f"pattern from the arguments ({name})",
+            F,
+            None,
+            exc,
+            "search_text",
+            arguments={"pattern": pattern},
         )
-    exc = _catch(lambda: regex.sub(r"(\w+)@(\w+)", r"\3", "me@host"))
+    sub = {"pattern": r"(\w+)@(\w+)", "replacement": r"\3", "text": "me@host"}
+    exc = _catch(lambda: regex.sub(sub["pattern"], sub["replacement"], sub["text"]))
     yield Case(
-        "regex-sub-bad-group", LIBRARY, "replacement names a missing group", F, None, exc, "search_text"
+        "regex-sub-bad-group",
+        LIBRARY,
+        "replacement names a missing group",
+        F,
+        None,
+        exc,
+        "search_text",
+        arguments=sub,
     )
     # catastrophic backtracking: the tool's timeout stops the model's pattern
-    exc = _catch(lambda: regex.match(r"^(a|aa)+$", "a" * 60 + "b", timeout=0.05))
+    slow = {"pattern": r"^(a|aa)+$", "text": "a" * 60 + "b"}
+    exc = _catch(lambda: regex.match(slow["pattern"], slow["text"], timeout=0.05))
     yield Case(
         "regex-backtracking-timeout",
         LIBRARY,
@@ -67,7 +83,18 @@ def cases(ctx: Context) -> Iterator[Case]:
         None,
         exc,
         "search_text",
+        arguments=slow,
     )
 
-    exc = _catch(lambda: regex.findall(r"TODO", (ctx.tmp / "notes.md").read_text()))
-    yield Case("regex-file-missing", LIBRARY, "file to search does not exist", A, None, exc, "search_text")
+    notes = ctx.tmp / "notes.md"
+    exc = _catch(lambda: regex.findall(r"TODO", notes.read_text()))
+    yield Case(
+        "regex-file-missing",
+        LIBRARY,
+        "file to search does not exist",
+        A,
+        None,
+        exc,
+        "search_text",
+        arguments={"pattern": "TODO", "path": str(notes)},
+    )

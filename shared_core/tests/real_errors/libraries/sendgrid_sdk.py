@@ -170,6 +170,17 @@ _SCENARIOS: list[tuple[str, str, Reply, str, str | None, str]] = [
 ]
 
 
+# the arguments the model wrote for each tool
+_SEND = {
+    "from_email": "noreply@acme.example",
+    "to_emails": "jane@example.com",
+    "subject": "Receipt",
+    "plain_text_content": "Thanks",
+}
+_CONTACTS = {"contacts": [{"email": "jane@example.com"}]}
+_LIST = {"list_id": "b2f1"}
+
+
 def cases(ctx: Any) -> Iterator[generate.Case]:
     from sendgrid import SendGridAPIClient
     from sendgrid.helpers.mail import Mail
@@ -181,50 +192,60 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
         sg.client.timeout = _saas.TIMEOUT
         return sg
 
-    def calls(sg: Any) -> dict[str, tuple[str, Any]]:
-        mail = Mail(
-            from_email="noreply@acme.example",
-            to_emails="jane@example.com",
-            subject="Receipt",
-            plain_text_content="Thanks",
-        )
+    def calls(sg: Any) -> dict[str, tuple[str, dict[str, Any], Any]]:
+        """call -> (tool, the model's arguments, the call); the API key and host are the tool's."""
         return {
-            "send": ("send_email", lambda: sg.send(mail)),
+            "send": ("send_email", _SEND, lambda: sg.send(Mail(**_SEND))),
             "add_contacts": (
                 "add_contacts",
-                lambda: sg.client.marketing.contacts.put(
-                    request_body={"contacts": [{"email": "jane@example.com"}]}
-                ),
+                _CONTACTS,
+                lambda: sg.client.marketing.contacts.put(request_body=_CONTACTS),
             ),
-            "get_list": ("get_list", lambda: sg.client.marketing.lists._("b2f1").get()),
+            "get_list": ("get_list", _LIST, lambda: sg.client.marketing.lists._(_LIST["list_id"]).get()),
         }
 
     def case(
-        cid: str, cause: str, kind: str, outcome: str | None, exc: BaseException, tool: str
+        cid: str,
+        cause: str,
+        kind: str,
+        outcome: str | None,
+        exc: BaseException,
+        tool: str,
+        args: dict[str, Any],
     ) -> generate.Case:
-        return generate.Case(f"sendgrid-{cid}", LIBRARY, cause, kind, outcome, exc, tool)
+        return generate.Case(f"sendgrid-{cid}", LIBRARY, cause, kind, outcome, exc, tool, arguments=args)
 
     with _saas.service(ctx, "SENDGRIDPORT", "nginx") as svc:
         c = calls(client(svc.base))
         for key, call, reply, kind, outcome, cause in _SCENARIOS:
-            tool, fn = c[call]
+            tool, args, fn = c[call]
             svc.reply(reply)
             try:
                 exc = _saas.catch(fn)
             except AssertionError:
                 raise AssertionError(key) from None
-            yield case(key, cause, kind, outcome, exc, tool)
+            yield case(key, cause, kind, outcome, exc, tool, args)
         for key, kind, outcome, cause in _saas.TRANSPORT:
             svc.reply(key)
             base = {"refused": _saas.dead_base(ctx), "dns": "https://api.unreachable-host.invalid"}.get(
                 key, svc.base
             )
-            tool, fn = calls(client(base))["send"]
-            yield case(key, cause, kind, outcome, _saas.catch(fn), tool)
+            tool, args, fn = calls(client(base))["send"]
+            yield case(key, cause, kind, outcome, _saas.catch(fn), tool, args)
         # the helper's own checks (nothing sent)
-        exc = _saas.catch(
-            lambda: Mail(from_email="noreply@acme.example", to_emails=42, subject="x", plain_text_content="y")
-        )
+        bad_to = {
+            "from_email": "noreply@acme.example",
+            "to_emails": 42,
+            "subject": "x",
+            "plain_text_content": "y",
+        }
+        exc = _saas.catch(lambda: Mail(**bad_to))
         yield case(
-            "to_not_email", "recipient of the wrong type (client-side check)", F, None, exc, "send_email"
+            "to_not_email",
+            "recipient of the wrong type (client-side check)",
+            F,
+            None,
+            exc,
+            "send_email",
+            bad_to,
         )

@@ -585,6 +585,7 @@ _HTTP: list[tuple[str, Reply, str, str | None, str]] = [
     ),
 ]
 
+# the arguments the model wrote for each method's tool (the token and base URL are the tool's)
 _ARGS: dict[str, dict[str, Any]] = {
     "chat.postMessage": {"channel": "C0123456789", "text": "deploy done"},
     "conversations.list": {"limit": 100},
@@ -596,6 +597,9 @@ _ARGS: dict[str, dict[str, Any]] = {
     "chat.update": {"channel": "C0123456789", "ts": "1700000000.000100", "text": "edited"},
     "files.info": {"file": "F0123456789"},
     "admin.conversations.setTeams": {"channel_id": "C0123456789", "team_id": "T0123456789"},
+    # the typed methods' calls
+    "conversations.info": {"channel": "C0999999999"},
+    "files.upload": {"content": "x", "filename": "a.txt", "channel": "C0123456789"},
 }
 
 
@@ -617,9 +621,13 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
     from slack_sdk.web.async_client import AsyncWebClient
 
     def case(
-        cid: str, cause: str, kind: str, outcome: str | None, exc: BaseException, tool: str
+        cid: str, cause: str, kind: str, outcome: str | None, exc: BaseException, method: str
     ) -> generate.Case:
-        return generate.Case(f"slack-{cid}", LIBRARY, cause, kind, outcome, exc, tool)
+        """A call of the tool for ``method`` with the model's arguments ``_ARGS[method]``."""
+        args = dict(_ARGS[method])
+        return generate.Case(
+            f"slack-{cid}", LIBRARY, cause, kind, outcome, exc, _tool(method), arguments=args
+        )
 
     with _saas.service(ctx, "SLACKPORT", "Apache") as svc:
         client = WebClient(
@@ -627,11 +635,11 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
         )
         for key, method, body, kind, outcome, cause, _src in _OK_FALSE:
             svc.reply(Reply(200, body, {}, _src))
-            yield case(key, cause, kind, outcome, _saas.catch(lambda: _call(client, method)), _tool(method))
+            yield case(key, cause, kind, outcome, _saas.catch(lambda: _call(client, method)), method)
         for key, reply, kind, outcome, cause in _HTTP:
             svc.reply(reply)
             method = "chat.postMessage"
-            yield case(key, cause, kind, outcome, _saas.catch(lambda: _call(client, method)), _tool(method))
+            yield case(key, cause, kind, outcome, _saas.catch(lambda: _call(client, method)), method)
         for key, kind, outcome, cause in _saas.TRANSPORT:
             svc.reply(key)
             base = {"refused": _saas.dead_base(ctx), "dns": _saas.DNS_BASE}.get(key, svc.base)
@@ -644,7 +652,7 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
                 kind,
                 outcome,
                 _saas.catch(lambda: _call(c, "chat.postMessage")),
-                "chat_postMessage",
+                "chat.postMessage",
             )
         # the SDK's own retry of a 429 (one retry, no wait beyond Retry-After: 0)
         svc.reply(Reply(429, _err("ratelimited"), {"Retry-After": "0"}, "api.slack.com/apis/rate-limits"))
@@ -660,7 +668,7 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
             T,
             NE,
             _saas.catch(lambda: _call(retrying, "chat.postMessage")),
-            "chat_postMessage",
+            "chat.postMessage",
         )
         # typed methods build the same request through the SDK's own argument handling
         svc.reply(Reply(200, _err("channel_not_found"), {}, _m("conversations.info")))
@@ -669,8 +677,8 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
             "channel not found",
             A,
             None,
-            _saas.catch(lambda: client.conversations_info(channel="C0999999999")),
-            "conversations_info",
+            _saas.catch(lambda: client.conversations_info(**_ARGS["conversations.info"])),
+            "conversations.info",
         )
         svc.reply(Reply(200, _err("missing_scope", needed="files:write", provided="chat:write"), {}, _WEB))
         yield case(
@@ -678,8 +686,8 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
             "token lacks the required scope",
             U,
             None,
-            _saas.catch(lambda: client.files_upload_v2(content="x", filename="a.txt", channel="C0123456789")),
-            "files_upload",
+            _saas.catch(lambda: client.files_upload_v2(**_ARGS["files.upload"])),
+            "files.upload",
         )
 
         async def run_async() -> list[generate.Case]:
@@ -700,14 +708,14 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
                     await aclient.api_call(method, params=_ARGS[method])
                     raise AssertionError("raised nothing")
                 except Exception as exc:
-                    out.append(case(f"async-{key}", cause, kind, outcome, exc, _tool(method)))
+                    out.append(case(f"async-{key}", cause, kind, outcome, exc, method))
             for key, reply, kind, outcome, cause in _HTTP:
                 svc.reply(reply)
                 try:
                     await aclient.api_call("chat.postMessage", json=_ARGS["chat.postMessage"])
                     raise AssertionError("raised nothing")
                 except Exception as exc:
-                    out.append(case(f"async-{key}", cause, kind, outcome, exc, "chat_postMessage"))
+                    out.append(case(f"async-{key}", cause, kind, outcome, exc, "chat.postMessage"))
             for key, kind, outcome, cause in _saas.TRANSPORT:
                 svc.reply(key)
                 base = {"refused": _saas.dead_base(ctx), "dns": _saas.DNS_BASE}.get(key, svc.base)
@@ -718,7 +726,7 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
                     await c.api_call("chat.postMessage", json=_ARGS["chat.postMessage"])
                     raise AssertionError("raised nothing")
                 except Exception as exc:
-                    out.append(case(f"async-{key}", cause, kind, outcome, exc, "chat_postMessage"))
+                    out.append(case(f"async-{key}", cause, kind, outcome, exc, "chat.postMessage"))
             return out
 
         yield from asyncio.run(run_async())

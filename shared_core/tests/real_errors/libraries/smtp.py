@@ -243,9 +243,22 @@ def _send(port: int, frm: str, to: list[str], timeout: float = 2.0, **login: str
         s.close()
 
 
+def _mail(frm: str = "ann@example.com", to: str = "bob@example.com", **extra: Any) -> dict[str, Any]:
+    """The ``send_email`` arguments of :func:`_send`'s message (the login, the server and TLS
+    are the tool's configuration; ``host`` only where the model named the server)."""
+    return {"from": frm, "to": [to], "subject": "hi", "body": "hello", **extra}
+
+
 def cases(ctx: Any) -> Iterator[Case]:
-    def case(cid: str, cause: str, kind: str, outcome: str | None, exc: BaseException) -> Case:
-        return Case(f"smtp-{cid}", LIBRARY, cause, kind, outcome, exc, "send_email")
+    def case(
+        cid: str,
+        cause: str,
+        kind: str,
+        outcome: str | None,
+        exc: BaseException,
+        args: dict[str, Any] | None = None,
+    ) -> Case:
+        return Case(f"smtp-{cid}", LIBRARY, cause, kind, outcome, exc, "send_email", args or _mail())
 
     with _controller(
         _Handler(),
@@ -257,18 +270,20 @@ def cases(ctx: Any) -> Iterator[Case]:
         ctx.name_port(port, "SMTPPORT")
         for local, (_, kind, outcome, cause) in RCPT.items():
             exc = catch(lambda: _send(port, "ann@example.com", [f"{local}@example.com"]))
-            yield case(f"rcpt-{local}", cause, kind, outcome, exc)
+            yield case(f"rcpt-{local}", cause, kind, outcome, exc, _mail(to=f"{local}@example.com"))
         for local, (_, kind, outcome, cause) in MAIL.items():
             exc = catch(lambda: _send(port, f"{local}@example.com", ["bob@example.com"]))
-            yield case(f"mail-{local}", cause, kind, outcome, exc)
+            yield case(f"mail-{local}", cause, kind, outcome, exc, _mail(frm=f"{local}@example.com"))
         for local, (_, kind, outcome, cause) in DATA.items():
             exc = catch(lambda: _send(port, "ann@example.com", [f"data-{local}@example.com"]))
-            yield case(f"data-{local}", cause, kind, outcome, exc)
+            yield case(f"data-{local}", cause, kind, outcome, exc, _mail(to=f"data-{local}@example.com"))
         exc = catch(lambda: _send(port, "ann@example.com", ["data-slow@example.com"], timeout=0.3))
-        yield case("data-timeout", "read timeout after the message was sent", T, UO, exc)
+        args = _mail(to="data-slow@example.com")
+        yield case("data-timeout", "read timeout after the message was sent", T, UO, exc, args)
         time.sleep(0.8)
         exc = catch(lambda: _send(port, "ann@example.com", ["data-drop@example.com"]))
-        yield case("data-dropped", "server closed the connection after the message was sent", T, UO, exc)
+        cause = "server closed the connection after the message was sent"
+        yield case("data-dropped", cause, T, UO, exc, _mail(to="data-drop@example.com"))
         for user, (_, kind, outcome, cause) in AUTH.items():
             exc = catch(lambda: _send(port, "ann@example.com", ["bob@example.com"], user=user, password="x"))
             yield case(f"auth-{user}", cause, kind, outcome, exc)
@@ -280,7 +295,9 @@ def cases(ctx: Any) -> Iterator[Case]:
             finally:
                 s.close()
 
-        yield case("size-limit", "message larger than the server's SIZE limit (552)", F, None, catch(too_big))
+        args = {**_mail(), "subject": "big", "body": "x" * 5000}
+        cause = "message larger than the server's SIZE limit (552)"
+        yield case("size-limit", cause, F, None, catch(too_big), args)
 
         def send_message(msg: EmailMessage) -> None:
             s = smtplib.SMTP("127.0.0.1", port, timeout=2)
@@ -294,14 +311,15 @@ def cases(ctx: Any) -> Iterator[Case]:
         msg["To"] = "jürgen@exämple.de"
         msg.set_content("hi")
         exc = catch(lambda: send_message(msg))
-        yield case("smtputf8", "international address, server without SMTPUTF8", U, None, exc)
+        args = {"from": "ann@example.com", "to": ["jürgen@exämple.de"], "body": "hi"}
+        yield case("smtputf8", "international address, server without SMTPUTF8", U, None, exc, args)
         msg = EmailMessage()
         msg["From"] = "ann@example.com"
         msg["Subject"] = "no recipients"
         msg.set_content("hi")
-        yield case(
-            "no-recipients", "message without any recipient", F, None, catch(lambda: send_message(msg))
-        )
+        args = {"from": "ann@example.com", "subject": "no recipients", "body": "hi"}
+        exc = catch(lambda: send_message(msg))
+        yield case("no-recipients", "message without any recipient", F, None, exc, args)
         msg = EmailMessage()
         msg["From"] = "ann@example.com"
         msg["To"] = "bob@example.com"
@@ -309,9 +327,14 @@ def cases(ctx: Any) -> Iterator[Case]:
         msg["Resent-To"] = "cy@example.com"
         msg["Resent-Date"] = "Tue, 2 Jan 2024 00:00:00 +0000"
         msg.set_content("hi")
-        yield case(
-            "resent-blocks", "several Resent- header blocks", F, None, catch(lambda: send_message(msg))
-        )
+        headers = [
+            ["Resent-Date", "Mon, 1 Jan 2024 00:00:00 +0000"],
+            ["Resent-To", "cy@example.com"],
+            ["Resent-Date", "Tue, 2 Jan 2024 00:00:00 +0000"],
+        ]
+        args = {"from": "ann@example.com", "to": ["bob@example.com"], "headers": headers, "body": "hi"}
+        exc = catch(lambda: send_message(msg))
+        yield case("resent-blocks", "several Resent- header blocks", F, None, exc, args)
 
         def starttls() -> None:
             s = smtplib.SMTP("127.0.0.1", port, timeout=2)
@@ -338,6 +361,9 @@ def cases(ctx: Any) -> Iterator[Case]:
         exc = catch(lambda: _send(port, "ann@example.com", ["bob@example.com"]))
         yield case("helo-rejected", "HELO/EHLO rejected (550 5.7.1)", U, None, exc)
 
+    def at(port: int) -> dict[str, Any]:
+        return _mail(host=f"127.0.0.1:{port}")
+
     def greet(line: bytes) -> Any:
         def handle(conn: socket.socket) -> None:
             conn.sendall(line)
@@ -350,29 +376,32 @@ def cases(ctx: Any) -> Iterator[Case]:
     ) as p:
         ctx.name_port(p, "RAWPORT")
         exc = catch(lambda: smtplib.SMTP("127.0.0.1", p, timeout=2))
-        yield case("greeting-421", "service not available at the greeting (421)", T, NE, exc)
+        yield case("greeting-421", "service not available at the greeting (421)", T, NE, exc, at(p))
     with raw_server(greet(b"554 5.7.1 mx.example.com No SMTP service here\r\n")) as p:
         ctx.name_port(p, "RAWPORT2")
         exc = catch(lambda: smtplib.SMTP("127.0.0.1", p, timeout=2))
-        yield case("greeting-554", "no SMTP service for this client (554 greeting)", U, None, exc)
+        yield case("greeting-554", "no SMTP service for this client (554 greeting)", U, None, exc, at(p))
     with raw_server(lambda conn: None) as p:
         ctx.name_port(p, "RAWPORT3")
         exc = catch(lambda: smtplib.SMTP("127.0.0.1", p, timeout=2))
-        yield case("greeting-closed", "server closed the connection before the greeting", T, NE, exc)
+        cause = "server closed the connection before the greeting"
+        yield case("greeting-closed", cause, T, NE, exc, at(p))
     with raw_server(lambda conn: time.sleep(0.6)) as p:
         ctx.name_port(p, "RAWPORT4")
         exc = catch(lambda: smtplib.SMTP("127.0.0.1", p, timeout=0.2))
-        yield case("greeting-timeout", "no greeting within the timeout (nothing sent)", T, NE, exc)
+        cause = "no greeting within the timeout (nothing sent)"
+        yield case("greeting-timeout", cause, T, NE, exc, at(p))
     with raw_server(greet(b"SSH-2.0-OpenSSH_9.2p1\r\n")) as p:
         ctx.name_port(p, "RAWPORT5")
         exc = catch(lambda: smtplib.SMTP("127.0.0.1", p, timeout=2))
-        yield case("not-smtp", "the port is not an SMTP server (wrong port)", F, None, exc)
+        yield case("not-smtp", "the port is not an SMTP server (wrong port)", F, None, exc, at(p))
     exc = catch(lambda: smtplib.SMTP("127.0.0.1", ctx.dead, timeout=2))
-    yield case("refused", "connection refused", T, NE, exc)
+    yield case("refused", "connection refused", T, NE, exc, at(ctx.dead))
     exc = catch(lambda: smtplib.SMTP("mail.nonexistent.invalid", 25, timeout=2))
-    yield case("dns", "DNS name does not resolve", T, NE, exc)
+    yield case("dns", "DNS name does not resolve", T, NE, exc, _mail(host="mail.nonexistent.invalid:25"))
     unconnected = smtplib.SMTP()
     exc = catch(lambda: unconnected.sendmail("ann@example.com", ["bob@example.com"], "x"))
-    yield case("not-connected", "client not connected", A, None, exc)
+    args = {"from": "ann@example.com", "to": ["bob@example.com"], "body": "x"}
+    yield case("not-connected", "client not connected", A, None, exc, args)
     exc = catch(lambda: smtplib.SMTP("127.0.0.1:notaport"))
-    yield case("bad-port", "port is not a number", F, None, exc)
+    yield case("bad-port", "port is not a number", F, None, exc, _mail(host="127.0.0.1:notaport"))

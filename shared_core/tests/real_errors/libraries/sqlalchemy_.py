@@ -22,8 +22,14 @@ def cases(ctx: Any) -> Iterator[Case]:
     from sqlalchemy import event
     from sqlalchemy.orm import DeclarativeBase, Session, relationship
 
-    def case(cid: str, cause: str, kind: str, outcome: str | None, exc: BaseException) -> Case:
-        return Case(f"sqla-{cid}", LIBRARY, cause, kind, outcome, exc, "query")
+    def case(
+        cid: str, cause: str, kind: str, outcome: str | None, exc: BaseException, arguments: dict[str, Any]
+    ) -> Case:
+        return Case(f"sqla-{cid}", LIBRARY, cause, kind, outcome, exc, "query", arguments=arguments)
+
+    def sql(query: str, *params: Any) -> dict[str, Any]:
+        """The model's arguments: the statement (as SQLAlchemy sends it) and its parameters."""
+        return {"query": query, **({"params": list(params)} if params else {})}
 
     class Base(DeclarativeBase):
         pass
@@ -55,57 +61,142 @@ def cases(ctx: Any) -> Iterator[Case]:
         s.add(User(id=2, email="bob@example.com", age=40))
         s.commit()
     users = User.__table__
-    statements: list[tuple[str, str, str, Any]] = [
-        ("unique", "unique constraint (the row exists)", A, users.insert().values(email="ann@example.com")),
-        ("not-null", "NOT NULL constraint", F, sa.text("INSERT INTO users (age) VALUES (1)")),
-        ("check", "CHECK constraint", F, users.insert().values(email="c@example.com", age=-1)),
+    # (id, cause, kind, the model's arguments, the statement): SQL the model wrote, or the
+    # table and values it gave where SQLAlchemy cannot compile them
+    statements: list[tuple[str, str, str, dict[str, Any], Any]] = [
+        (
+            "unique",
+            "unique constraint (the row exists)",
+            A,
+            sql("INSERT INTO users (email) VALUES (?)", "ann@example.com"),
+            users.insert().values(email="ann@example.com"),
+        ),
+        (
+            "not-null",
+            "NOT NULL constraint",
+            F,
+            sql("INSERT INTO users (age) VALUES (1)"),
+            sa.text("INSERT INTO users (age) VALUES (1)"),
+        ),
+        (
+            "check",
+            "CHECK constraint",
+            F,
+            sql("INSERT INTO users (email, age) VALUES (?, ?)", "c@example.com", -1),
+            users.insert().values(email="c@example.com", age=-1),
+        ),
         (
             "foreign-key",
             "foreign key: the referenced row does not exist",
             A,
+            sql("INSERT INTO users (email, team_id) VALUES (?, ?)", "d@example.com", 99),
             users.insert().values(email="d@example.com", team_id=99),
         ),
-        ("no-table", "missing table", F, sa.text("SELECT * FROM orders")),
-        ("no-column", "missing column", F, sa.text("SELECT name FROM users")),
-        ("syntax", "SQL syntax error", F, sa.text("SELEC * FROM users")),
-        ("no-function", "unknown SQL function", F, sa.select(sa.func.array_agg(users.c.id))),
-        ("missing-bind", "bind parameter without a value", F, sa.text("SELECT * FROM users WHERE id = :id")),
-        ("unconsumed-column", "unknown column in insert values", F, users.insert().values(nosuch=1)),
+        ("no-table", "missing table", F, sql("SELECT * FROM orders"), sa.text("SELECT * FROM orders")),
+        ("no-column", "missing column", F, sql("SELECT name FROM users"), sa.text("SELECT name FROM users")),
+        ("syntax", "SQL syntax error", F, sql("SELEC * FROM users"), sa.text("SELEC * FROM users")),
+        (
+            "no-function",
+            "unknown SQL function",
+            F,
+            sql("SELECT array_agg(users.id) AS array_agg_1 \nFROM users"),
+            sa.select(sa.func.array_agg(users.c.id)),
+        ),
+        (
+            "missing-bind",
+            "bind parameter without a value",
+            F,
+            sql("SELECT * FROM users WHERE id = :id"),
+            sa.text("SELECT * FROM users WHERE id = :id"),
+        ),
+        (
+            "unconsumed-column",
+            "unknown column in insert values",
+            F,
+            {"table": "users", "values": {"nosuch": 1}},
+            users.insert().values(nosuch=1),
+        ),
         (
             "order-by-label",
             "ORDER BY a name that is no column or label",
             F,
+            {"table": "users", "order_by": "nosuch"},
             sa.select(User).order_by("nosuch"),
         ),
     ]
-    for cid, cause, kind, stmt in statements:
+    for cid, cause, kind, arguments, stmt in statements:
         with engine.connect() as conn:
-            yield case(cid, cause, kind, None, catch(lambda: conn.execute(stmt)))
+            yield case(cid, cause, kind, None, catch(lambda: conn.execute(stmt)), arguments)
     with engine.connect() as conn:
         exc = catch(lambda: conn.exec_driver_sql("SELECT * FROM users WHERE id = ?", (1, 2)))
-        yield case("bindings", "wrong number of bindings", F, None, exc)
+        yield case(
+            "bindings",
+            "wrong number of bindings",
+            F,
+            None,
+            exc,
+            sql("SELECT * FROM users WHERE id = ?", 1, 2),
+        )
         exc = catch(lambda: conn.exec_driver_sql("SELECT 1; SELECT 2"))
-        yield case("two-statements", "two statements at once", F, None, exc)
-        result = conn.execute(sa.text("UPDATE users SET age = 31 WHERE id = 1"))
-        yield case("no-rows", "fetch from a statement that returns no rows", A, None, catch(result.fetchall))
-        yield case("already-begun", "transaction already begun on the connection", A, None, catch(conn.begin))
+        yield case("two-statements", "two statements at once", F, None, exc, sql("SELECT 1; SELECT 2"))
+        update = "UPDATE users SET age = 31 WHERE id = 1"
+        result = conn.execute(sa.text(update))
+        yield case(
+            "no-rows",
+            "fetch from a statement that returns no rows",
+            A,
+            None,
+            catch(result.fetchall),
+            sql(update),
+        )
+        yield case(
+            "already-begun",
+            "transaction already begun on the connection",
+            A,
+            None,
+            catch(conn.begin),
+            sql("BEGIN"),
+        )
         conn.rollback()
     closed = engine.connect()
     closed.close()
-    yield case("closed", "connection closed", A, None, catch(lambda: closed.execute(sa.text("SELECT 1"))))
+    yield case(
+        "closed",
+        "connection closed",
+        A,
+        None,
+        catch(lambda: closed.execute(sa.text("SELECT 1"))),
+        sql("SELECT 1"),
+    )
     # locks: another connection holds the database
     locker = sqlite3.connect(path)
     locker.execute("BEGIN EXCLUSIVE")
     with engine.connect() as conn:
         exc = catch(lambda: conn.execute(users.update().values(age=5)))
-    yield case("locked", "database locked by another writer", T, NE, exc)
+    yield case("locked", "database locked by another writer", T, NE, exc, sql("UPDATE users SET age=?", 5))
     locker.rollback()
     locker.close()
     ro = sa.create_engine(f"sqlite:///file:{path}?mode=ro&uri=true")
     with ro.connect() as conn:
-        yield case("read-only", "read-only database", U, None, catch(lambda: conn.execute(users.delete())))
-    missing = sa.create_engine(f"sqlite:///{ctx.tmp / 'no-dir' / 'x.db'}")
-    yield case("cannot-open", "database file cannot be opened", A, None, catch(missing.connect))
+        yield case(
+            "read-only",
+            "read-only database",
+            U,
+            None,
+            catch(lambda: conn.execute(users.delete())),
+            sql("DELETE FROM users"),
+        )
+    # the database file the model named
+    nowhere = ctx.tmp / "no-dir" / "x.db"
+    missing = sa.create_engine(f"sqlite:///{nowhere}")
+    yield case(
+        "cannot-open",
+        "database file cannot be opened",
+        A,
+        None,
+        catch(missing.connect),
+        {"database": str(nowhere)},
+    )
     junk = ctx.tmp / "junk.db"
     junk.write_bytes(b"not a database file" * 100)
     with sa.create_engine(f"sqlite:///{junk}").connect() as conn:
@@ -115,18 +206,34 @@ def cases(ctx: Any) -> Iterator[Case]:
             A,
             None,
             catch(lambda: conn.execute(sa.text("SELECT 1 FROM t"))),
+            {"database": str(junk), **sql("SELECT 1 FROM t")},
         )
     strict = sa.create_engine("sqlite://")
     with strict.connect() as conn:
         conn.exec_driver_sql("CREATE TABLE m (n INTEGER) STRICT")
         exc = catch(lambda: conn.exec_driver_sql("INSERT INTO m VALUES ('ten')"))
-        yield case("strict-type", "value of the wrong type (STRICT table)", F, None, exc)
+        yield case(
+            "strict-type",
+            "value of the wrong type (STRICT table)",
+            F,
+            None,
+            exc,
+            sql("INSERT INTO m VALUES ('ten')"),
+        )
     # pool: one connection, held
     pooled = sa.create_engine(
         f"sqlite:///{path}", poolclass=sa.QueuePool, pool_size=1, max_overflow=0, pool_timeout=0.1
     )
     held = pooled.connect()
-    yield case("pool-timeout", "connection pool exhausted (QueuePool timeout)", T, NE, catch(pooled.connect))
+    # the model's statement never ran (no connection): a plain query stands for it
+    yield case(
+        "pool-timeout",
+        "connection pool exhausted (QueuePool timeout)",
+        T,
+        NE,
+        catch(pooled.connect),
+        sql("SELECT 1"),
+    )
     held.close()
     # URLs and schema
     yield case(
@@ -135,18 +242,27 @@ def cases(ctx: Any) -> Iterator[Case]:
         F,
         None,
         catch(lambda: sa.create_engine("nosuchdb://host/db")),
+        {"url": "nosuchdb://host/db"},
     )
-    yield case("bad-url", "URL that cannot be parsed", F, None, catch(lambda: sa.create_engine("not a url")))
+    yield case(
+        "bad-url",
+        "URL that cannot be parsed",
+        F,
+        None,
+        catch(lambda: sa.create_engine("not a url")),
+        {"url": "not a url"},
+    )
     yield case(
         "no-driver",
         "driver not installed",
         U,
         None,
         catch(lambda: sa.create_engine("mysql+mysqldb://u@127.0.0.1/db")),
+        {"url": "mysql+mysqldb://u@127.0.0.1/db"},
     )
     meta = sa.MetaData()
     exc = catch(lambda: sa.Table("orders", meta, autoload_with=engine))
-    yield case("reflect-missing", "reflection of a missing table", F, None, exc)
+    yield case("reflect-missing", "reflection of a missing table", F, None, exc, {"table": "orders"})
     meta = sa.MetaData()
     sa.Table("lines", meta, sa.Column("order_id", sa.ForeignKey("orders.id")))
     yield case(
@@ -155,19 +271,30 @@ def cases(ctx: Any) -> Iterator[Case]:
         F,
         None,
         catch(lambda: meta.create_all(engine)),
+        {"create_table": "lines", "columns": [{"name": "order_id", "foreign_key": "orders.id"}]},
     )
     exc = catch(lambda: Base.metadata.tables["users"].c.nosuch)
-    yield case("column-attribute", "unknown column attribute", F, None, exc)
-    # ORM
+    yield case(
+        "column-attribute", "unknown column attribute", F, None, exc, {"table": "users", "column": "nosuch"}
+    )
+    # ORM: the model named the table, the key and the values
     with Session(engine) as s:
         exc = catch(lambda: s.execute(sa.select(User).where(User.email == "zed@example.com")).scalar_one())
-        yield case("no-result", "exactly one row expected, none found", A, None, exc)
+        yield case(
+            "no-result",
+            "exactly one row expected, none found",
+            A,
+            None,
+            exc,
+            {"table": "users", "where": {"email": "zed@example.com"}},
+        )
         yield case(
             "multiple-results",
             "exactly one row expected, several found",
             A,
             None,
             catch(lambda: s.execute(sa.select(User)).scalar_one()),
+            {"table": "users"},
         )
         yield case(
             "identity-size",
@@ -175,6 +302,7 @@ def cases(ctx: Any) -> Iterator[Case]:
             F,
             None,
             catch(lambda: s.get(User, (1, 2))),
+            {"table": "users", "id": [1, 2]},
         )
         yield case(
             "filter-by-unknown",
@@ -182,9 +310,15 @@ def cases(ctx: Any) -> Iterator[Case]:
             F,
             None,
             catch(lambda: s.query(User).filter_by(nosuch=1).all()),
+            {"table": "users", "where": {"nosuch": 1}},
         )
         yield case(
-            "bad-keyword", "unknown keyword for the mapped class", F, None, catch(lambda: User(nosuch=1))
+            "bad-keyword",
+            "unknown keyword for the mapped class",
+            F,
+            None,
+            catch(lambda: User(nosuch=1)),
+            {"table": "users", "values": {"nosuch": 1}},
         )
         yield case(
             "unmapped",
@@ -192,19 +326,39 @@ def cases(ctx: Any) -> Iterator[Case]:
             F,
             None,
             catch(lambda: s.add({"email": "x@example.com"})),
+            {"values": {"email": "x@example.com"}},
         )
     with Session(engine) as s:
         s.add(User(email="ann@example.com"))
-        yield case("orm-unique", "unique constraint at flush", A, None, catch(s.flush))
         yield case(
-            "pending-rollback", "session used after a failed flush", A, None, catch(lambda: s.get(User, 2))
+            "orm-unique",
+            "unique constraint at flush",
+            A,
+            None,
+            catch(s.flush),
+            {"table": "users", "values": {"email": "ann@example.com"}},
+        )
+        yield case(
+            "pending-rollback",
+            "session used after a failed flush",
+            A,
+            None,
+            catch(lambda: s.get(User, 2)),
+            {"table": "users", "id": 2},
         )
     with Session(engine) as s, Session(engine) as other:
         u = s.get(User, 2)
         other.delete(other.get(User, 2))
         other.commit()
         u.age = 41
-        yield case("stale-data", "row deleted by another session before the update", A, None, catch(s.flush))
+        yield case(
+            "stale-data",
+            "row deleted by another session before the update",
+            A,
+            None,
+            catch(s.flush),
+            {"table": "users", "id": 2, "values": {"age": 41}},
+        )
     with Session(engine) as s:
         s.add(User(id=3, email="cy@example.com"))
         s.commit()
@@ -213,8 +367,20 @@ def cases(ctx: Any) -> Iterator[Case]:
             conn.execute(users.delete().where(users.c.id == 3))
         s.expire(u)
         yield case(
-            "object-deleted", "row deleted after the object was loaded", A, None, catch(lambda: u.email)
+            "object-deleted",
+            "row deleted after the object was loaded",
+            A,
+            None,
+            catch(lambda: u.email),
+            {"table": "users", "id": 3, "columns": ["email"]},
         )
     with Session(engine) as s:
         team = s.get(Team, 1)
-    yield case("detached", "lazy load on an object outside its session", A, None, catch(lambda: team.users))
+    yield case(
+        "detached",
+        "lazy load on an object outside its session",
+        A,
+        None,
+        catch(lambda: team.users),
+        {"table": "teams", "id": 1, "relation": "users"},
+    )

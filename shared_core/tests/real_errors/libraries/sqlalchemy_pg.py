@@ -43,8 +43,18 @@ def cases(ctx: Any) -> Iterator[Case]:
 def _cases(ctx: Any, url: str) -> Iterator[Case]:
     import sqlalchemy as sa
 
-    def case(cid: str, cause: str, kind: str, outcome: str | None, exc: BaseException) -> Case:
-        return Case(f"sqlapg-{cid}", LIBRARY, cause, kind, outcome, exc, "query")
+    def case(
+        cid: str,
+        cause: str,
+        kind: str,
+        outcome: str | None,
+        exc: BaseException,
+        sql: str = "SELECT 1",
+        params: dict[str, Any] | None = None,
+    ) -> Case:
+        """``sql``, ``params``: what the model wrote (a connection's failure: the plain query sent)."""
+        args: dict[str, Any] = {"query": sql} if params is None else {"query": sql, "params": params}
+        return Case(f"sqlapg-{cid}", LIBRARY, cause, kind, outcome, exc, "query", arguments=args)
 
     engine = sa.create_engine(url, poolclass=sa.NullPool, connect_args={"connect_timeout": 2})
     with engine.begin() as conn:
@@ -123,7 +133,8 @@ def _cases(ctx: Any, url: str) -> Iterator[Case]:
     for cid, cause, kind, sql in statements:
         with engine.connect() as conn:
             params = {"x": 1} if "%(x)s" in sql else None
-            yield case(cid, cause, kind, None, catch(lambda: conn.exec_driver_sql(sql, params)))
+            exc = catch(lambda: conn.exec_driver_sql(sql, params))
+            yield case(cid, cause, kind, None, exc, sql, params)
     with engine.connect() as conn:
         catch(lambda: conn.exec_driver_sql("SELECT nosuchfn(1)"))
         exc = catch(lambda: conn.exec_driver_sql("SELECT 1"))
@@ -133,21 +144,22 @@ def _cases(ctx: Any, url: str) -> Iterator[Case]:
     with engine.connect() as conn:
         conn.exec_driver_sql("SET statement_timeout = '100ms'")
         exc = catch(lambda: conn.exec_driver_sql("SELECT pg_sleep(2)"))
-        yield case("statement-timeout", "the statement's own timeout (57014)", A, None, exc)
+        yield case(
+            "statement-timeout", "the statement's own timeout (57014)", A, None, exc, "SELECT pg_sleep(2)"
+        )
     with engine.connect() as conn:
         conn.exec_driver_sql("SET temp_file_limit = '64kB'; SET work_mem = '64kB'")
-        exc = catch(
-            lambda: conn.exec_driver_sql("SELECT g FROM generate_series(1, 200000) g ORDER BY md5(g::text)")
-        )
-        yield case("temp-file-limit", "temp_file_limit exceeded (53400)", U, None, exc)
+        sql = "SELECT g FROM generate_series(1, 200000) g ORDER BY md5(g::text)"
+        exc = catch(lambda: conn.exec_driver_sql(sql))
+        yield case("temp-file-limit", "temp_file_limit exceeded (53400)", U, None, exc, sql)
     reader = sa.create_engine(url.replace("postgres@", "reader@"), poolclass=sa.NullPool)
     with reader.connect() as conn:
         exc = catch(lambda: conn.exec_driver_sql("DELETE FROM members"))
-        yield case("privilege", "insufficient privilege (42501)", U, None, exc)
+        yield case("privilege", "insufficient privilege (42501)", U, None, exc, "DELETE FROM members")
     with engine.connect() as conn:
         conn.exec_driver_sql("SET TRANSACTION READ ONLY")
         exc = catch(lambda: conn.exec_driver_sql("DELETE FROM members"))
-        yield case("read-only", "read-only transaction (25006)", U, None, exc)
+        yield case("read-only", "read-only transaction (25006)", U, None, exc, "DELETE FROM members")
     # concurrency
     a, b = engine.connect(), engine.connect()
     for c in (a, b):
@@ -156,7 +168,10 @@ def _cases(ctx: Any, url: str) -> Iterator[Case]:
     a.exec_driver_sql("UPDATE members SET age = age + 1 WHERE id = 1")
     b.exec_driver_sql("UPDATE members SET age = age + 1 WHERE id = 2")
     a.commit()
-    yield case("serialization", "serialization failure (40001)", T, NE, catch(b.commit))
+    # the tool commits b's update at the end of the call
+    exc = catch(b.commit)
+    sql = "UPDATE members SET age = age + 1 WHERE id = 2"
+    yield case("serialization", "serialization failure (40001)", T, NE, exc, sql)
     a.close()
     b.close()
     a, b = engine.connect(), engine.connect()
@@ -165,8 +180,9 @@ def _cases(ctx: Any, url: str) -> Iterator[Case]:
         c.exec_driver_sql("SELECT age FROM members WHERE id = 1")
     a.exec_driver_sql("UPDATE members SET age = 50 WHERE id = 1")
     a.commit()
-    exc = catch(lambda: b.exec_driver_sql("UPDATE members SET age = 51 WHERE id = 1"))
-    yield case("concurrent-update", "row changed by a concurrent transaction (40001)", T, NE, exc)
+    sql = "UPDATE members SET age = 51 WHERE id = 1"
+    exc = catch(lambda: b.exec_driver_sql(sql))
+    yield case("concurrent-update", "row changed by a concurrent transaction (40001)", T, NE, exc, sql)
     a.close()
     b.close()
     a, b = engine.connect(), engine.connect()
@@ -188,16 +204,21 @@ def _cases(ctx: Any, url: str) -> Iterator[Case]:
     for c in (a, b):
         c.rollback()
         c.close()
-    yield case("deadlock", "deadlock detected (40P01)", T, NE, errors[0])
+    # a's statement (it waits first)
+    yield case(
+        "deadlock", "deadlock detected (40P01)", T, NE, errors[0], "UPDATE members SET age = 3 WHERE id = 2"
+    )
     a = engine.connect()
     a.exec_driver_sql("SELECT * FROM members WHERE id = 1 FOR UPDATE")
     with engine.connect() as conn:
-        exc = catch(lambda: conn.exec_driver_sql("SELECT * FROM members WHERE id = 1 FOR UPDATE NOWAIT"))
-    yield case("nowait", "row locked by another transaction, NOWAIT (55P03)", T, NE, exc)
+        sql = "SELECT * FROM members WHERE id = 1 FOR UPDATE NOWAIT"
+        exc = catch(lambda: conn.exec_driver_sql(sql))
+    yield case("nowait", "row locked by another transaction, NOWAIT (55P03)", T, NE, exc, sql)
     with engine.connect() as conn:
         conn.exec_driver_sql("SET lock_timeout = '100ms'")
-        exc = catch(lambda: conn.exec_driver_sql("LOCK TABLE members IN ACCESS EXCLUSIVE MODE"))
-    yield case("lock-timeout", "lock timeout (55P03)", T, NE, exc)
+        sql = "LOCK TABLE members IN ACCESS EXCLUSIVE MODE"
+        exc = catch(lambda: conn.exec_driver_sql(sql))
+    yield case("lock-timeout", "lock timeout (55P03)", T, NE, exc, sql)
     a.rollback()
     a.close()
     # connections

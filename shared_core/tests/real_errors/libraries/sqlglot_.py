@@ -47,24 +47,37 @@ def cases(ctx: Context) -> Iterator[Case]:
 
     for name, sql, dialect in MODEL_SQL:
         exc = _catch(lambda: sqlglot.parse(sql, read=dialect, error_level=sqlglot.ErrorLevel.RAISE))
-        yield Case(f"sqlglot-{name}", LIBRARY, f"SQL from the arguments ({name})", F, None, exc, "run_sql")
+        args = {"query": sql} if dialect is None else {"query": sql, "dialect": dialect}
+        cause = f"SQL from the arguments ({name})"
+        yield Case(f"sqlglot-{name}", LIBRARY, cause, F, None, exc, "run_sql", arguments=args)
     for name, sql, read, write in [
         ("transpile-bad-target", "SELECT 1", "duckdb", "oracle9i"),
     ]:
         exc = _catch(
             lambda: sqlglot.transpile(sql, read=read, write=write, unsupported_level=sqlglot.ErrorLevel.RAISE)
         )
-        yield Case(
-            f"sqlglot-{name}", LIBRARY, f"SQL or dialect from the arguments ({name})", F, None, exc, "run_sql"
-        )
+        args = {"query": sql, "dialect": read, "target_dialect": write}
+        cause = f"SQL or dialect from the arguments ({name})"
+        yield Case(f"sqlglot-{name}", LIBRARY, cause, F, None, exc, "run_sql", arguments=args)
 
-    exc = _catch(lambda: sqlglot.parse((ctx.tmp / "0042_add_index.sql").read_text()))
+    # migration files on disk: the arguments hold only the path
+    missing = ctx.tmp / "0042_add_index.sql"
+    exc = _catch(lambda: sqlglot.parse(missing.read_text()))
+    cause = "migration file does not exist"
     yield Case(
-        "sqlglot-file-missing", LIBRARY, "migration file does not exist", A, None, exc, "run_migration"
+        "sqlglot-file-missing",
+        LIBRARY,
+        cause,
+        A,
+        None,
+        exc,
+        "run_migration",
+        arguments={"path": str(missing)},
     )
     broken = ctx.tmp / "0043_orders.sql"
     broken.write_text("CREATE TABLE orders (\n  id INT PRIMARY KEY,\n  total NUMERIC(10, 2\n);\n")
     exc = _catch(lambda: sqlglot.parse(broken.read_text(), error_level=sqlglot.ErrorLevel.RAISE))
+    cause = "migration file on disk is broken SQL"
     yield Case(
-        "sqlglot-file-broken", LIBRARY, "migration file on disk is broken SQL", A, None, exc, "run_migration"
+        "sqlglot-file-broken", LIBRARY, cause, A, None, exc, "run_migration", arguments={"path": str(broken)}
     )

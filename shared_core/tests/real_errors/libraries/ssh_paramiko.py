@@ -203,8 +203,22 @@ def cases(ctx: Any) -> Iterator[Case]:
     logging.getLogger("paramiko").addHandler(logging.NullHandler())
     logging.getLogger("paramiko").propagate = False
 
-    def case(cid: str, cause: str, kind: str, outcome: str | None, exc: BaseException) -> Case:
-        return Case(f"ssh-{cid}", LIBRARY, cause, kind, outcome, exc, "ssh")
+    def case(
+        cid: str,
+        cause: str,
+        kind: str,
+        outcome: str | None,
+        exc: BaseException,
+        args: dict[str, Any] | None = None,
+    ) -> Case:
+        """``args``: what the model wrote; the login (user, password, host key policy, algorithms)
+        is the tool's, the server too but where the model named one (``host``); by default the
+        command the call ran."""
+        args = {"command": "uptime"} if args is None else args
+        return Case(f"ssh-{cid}", LIBRARY, cause, kind, outcome, exc, "ssh", arguments=args)
+
+    def at(port: int) -> dict[str, Any]:
+        return {"host": f"127.0.0.1:{port}", "command": "uptime"}
 
     def client(policy: Any = None) -> paramiko.SSHClient:
         c = paramiko.SSHClient()
@@ -239,7 +253,14 @@ def cases(ctx: Any) -> Iterator[Case]:
         other_key = ctx.tmp / "other.key"
         other_key.write_text(_key(2))
         exc = catch(lambda: connect(port, password=None, key_filename=str(other_key)))
-        yield case("key-rejected", "public key not accepted", U, None, exc)
+        yield case(
+            "key-rejected",
+            "public key not accepted",
+            U,
+            None,
+            exc,
+            {"command": "uptime", "key_file": str(other_key)},
+        )
         exc = catch(lambda: connect(port, policy=paramiko.RejectPolicy()))
         yield case("unknown-host", "host key not in known_hosts (RejectPolicy)", U, None, exc)
 
@@ -260,29 +281,60 @@ def cases(ctx: Any) -> Iterator[Case]:
         c = connect(port)
         t = c.get_transport()
         exc = catch(lambda: t.open_channel("direct-tcpip", ("db.internal", 5432), ("127.0.0.1", 0)))
-        yield case("forward-connect-failed", "forwarded connection failed (connect failed)", T, NE, exc)
+        yield case(
+            "forward-connect-failed",
+            "forwarded connection failed (connect failed)",
+            T,
+            NE,
+            exc,
+            {"forward_host": "db.internal", "forward_port": 5432},
+        )
         exc = catch(lambda: t.open_channel("direct-tcpip", ("busy.internal", 5432), ("127.0.0.1", 0)))
-        yield case("forward-resource-shortage", "channel refused: resource shortage", T, NE, exc)
+        yield case(
+            "forward-resource-shortage",
+            "channel refused: resource shortage",
+            T,
+            NE,
+            exc,
+            {"forward_host": "busy.internal", "forward_port": 5432},
+        )
         exc = catch(lambda: t.open_channel("direct-tcpip", ("secret.internal", 22), ("127.0.0.1", 0)))
-        yield case("forward-prohibited", "forwarding administratively prohibited", U, None, exc)
+        yield case(
+            "forward-prohibited",
+            "forwarding administratively prohibited",
+            U,
+            None,
+            exc,
+            {"forward_host": "secret.internal", "forward_port": 22},
+        )
         exc = catch(lambda: t.open_channel("x11", src_addr=("127.0.0.1", 6000)))
-        yield case("unknown-channel-type", "channel type not supported by the server", U, None, exc)
+        yield case(
+            "unknown-channel-type",
+            "channel type not supported by the server",
+            U,
+            None,
+            exc,
+            {"channel_type": "x11"},
+        )
         yield case(
             "exec-refused",
             "server refused the exec request",
             A,
             None,
             catch(lambda: c.exec_command("forbidden")),
+            {"command": "forbidden"},
         )
-        yield case("no-sftp", "SFTP subsystem not offered", U, None, catch(c.open_sftp))
+        yield case(
+            "no-sftp", "SFTP subsystem not offered", U, None, catch(c.open_sftp), {"operation": "listdir"}
+        )
 
         def slow_command() -> None:
             _, stdout, _ = c.exec_command("sleep", timeout=0.3)
             stdout.read()
 
-        yield case(
-            "exec-timeout", "the command's own timeout (no output in time)", A, None, catch(slow_command)
-        )
+        exc = catch(slow_command)
+        args = {"command": "sleep", "timeout": 0.3}
+        yield case("exec-timeout", "the command's own timeout (no output in time)", A, None, exc, args)
         c.close()
         exc = catch(lambda: t.open_session())
         yield case("session-not-active", "session used after the transport closed", A, None, exc)
@@ -308,6 +360,7 @@ def cases(ctx: Any) -> Iterator[Case]:
             A,
             None,
             catch(lambda: sftp.get("/reports/q3.csv", str(ctx.tmp / "q3.csv"))),
+            {"operation": "get", "remote_path": "/reports/q3.csv", "local_path": str(ctx.tmp / "q3.csv")},
         )
         yield case(
             "sftp-permission",
@@ -315,6 +368,7 @@ def cases(ctx: Any) -> Iterator[Case]:
             U,
             None,
             catch(lambda: sftp.put(str(local), "/locked/upload.txt")),
+            {"operation": "put", "local_path": str(local), "remote_path": "/locked/upload.txt"},
         )
         yield case(
             "sftp-mkdir-exists",
@@ -322,6 +376,7 @@ def cases(ctx: Any) -> Iterator[Case]:
             A,
             None,
             catch(lambda: sftp.mkdir("/docs")),
+            {"operation": "mkdir", "remote_path": "/docs"},
         )
         yield case(
             "sftp-symlink",
@@ -329,10 +384,21 @@ def cases(ctx: Any) -> Iterator[Case]:
             U,
             None,
             catch(lambda: sftp.symlink("/notes.txt", "/link")),
+            {"operation": "symlink", "source": "/notes.txt", "dest": "/link"},
         )
-        yield case("sftp-chdir-file", "chdir to a file", F, None, catch(lambda: sftp.chdir("/notes.txt")))
-        exc = catch(lambda: sftp.get("/notes.txt", str(ctx.tmp / "no-dir" / "notes.txt")))
-        yield case("sftp-local-dir-missing", "local destination directory does not exist", A, None, exc)
+        exc = catch(lambda: sftp.chdir("/notes.txt"))
+        yield case(
+            "sftp-chdir-file",
+            "chdir to a file",
+            F,
+            None,
+            exc,
+            {"operation": "chdir", "remote_path": "/notes.txt"},
+        )
+        target = str(ctx.tmp / "no-dir" / "notes.txt")
+        exc = catch(lambda: sftp.get("/notes.txt", target))
+        args = {"operation": "get", "remote_path": "/notes.txt", "local_path": target}
+        yield case("sftp-local-dir-missing", "local destination directory does not exist", A, None, exc, args)
         c.close()
         yield case(
             "sftp-closed",
@@ -340,14 +406,30 @@ def cases(ctx: Any) -> Iterator[Case]:
             A,
             None,
             catch(lambda: sftp.listdir("/")),
+            {"operation": "listdir", "remote_path": "/"},
         )
     # key files
     encrypted = ctx.tmp / "enc.key"
     encrypted.write_text(_key(4, b"s3cret"))
     exc = catch(lambda: paramiko.Ed25519Key.from_private_key_file(str(encrypted)))
-    yield case("key-encrypted", "private key is encrypted, no passphrase given", U, None, exc)
+    yield case(
+        "key-encrypted",
+        "private key is encrypted, no passphrase given",
+        U,
+        None,
+        exc,
+        {"key_file": str(encrypted)},
+    )
     exc = catch(lambda: paramiko.Ed25519Key.from_private_key_file(str(encrypted), password="wrong"))
-    yield case("key-wrong-passphrase", "wrong passphrase for the private key", U, None, exc)
+    # the passphrase is a credential: not in the arguments
+    yield case(
+        "key-wrong-passphrase",
+        "wrong passphrase for the private key",
+        U,
+        None,
+        exc,
+        {"key_file": str(encrypted)},
+    )
     junk = ctx.tmp / "junk.key"
     junk.write_text("this is not a key\n")
     yield case(
@@ -356,16 +438,25 @@ def cases(ctx: Any) -> Iterator[Case]:
         F,
         None,
         catch(lambda: paramiko.RSAKey.from_private_key_file(str(junk))),
+        {"key_file": str(junk)},
     )
     exc = catch(lambda: paramiko.RSAKey.from_private_key_file(str(ctx.tmp / "missing.key")))
-    yield case("key-missing", "private key file does not exist", A, None, exc)
+    yield case(
+        "key-missing",
+        "private key file does not exist",
+        A,
+        None,
+        exc,
+        {"key_file": str(ctx.tmp / "missing.key")},
+    )
     exc = catch(lambda: paramiko.RSAKey.from_private_key(io.StringIO(_key(5))))
-    yield case("key-wrong-type", "Ed25519 key loaded as RSA", F, None, exc)
+    # the key itself is a credential: the model chose only its type
+    yield case("key-wrong-type", "Ed25519 key loaded as RSA", F, None, exc, {"key_type": "rsa"})
     # peers that are not (working) SSH servers
     with raw_server(lambda conn: time.sleep(0.8)) as p:
         ctx.name_port(p, "RAWPORT")
         exc = catch(lambda: connect(p, banner_timeout=0.3))
-        yield case("banner-timeout", "no SSH banner within the timeout (nothing sent)", T, NE, exc)
+        yield case("banner-timeout", "no SSH banner within the timeout (nothing sent)", T, NE, exc, at(p))
 
     def http_peer(conn: socket.socket) -> None:
         conn.sendall(b"HTTP/1.1 400 Bad Request\r\n\r\n" + b"<p>Bad Request</p>\r\n" * 120)
@@ -373,9 +464,8 @@ def cases(ctx: Any) -> Iterator[Case]:
 
     with raw_server(http_peer) as p:
         ctx.name_port(p, "RAWPORT2")
-        yield case(
-            "not-ssh", "the port is not an SSH server (wrong port)", F, None, catch(lambda: connect(p))
-        )
+        exc = catch(lambda: connect(p))
+        yield case("not-ssh", "the port is not an SSH server (wrong port)", F, None, exc, at(p))
 
     def banner_then_close(conn: socket.socket) -> None:
         conn.sendall(b"SSH-2.0-OpenSSH_9.2p1 Debian-2\r\n")
@@ -389,7 +479,9 @@ def cases(ctx: Any) -> Iterator[Case]:
     with raw_server(banner_then_close) as p:
         ctx.name_port(p, "RAWPORT3")
         exc = catch(lambda: connect(p))
-        yield case("closed-after-banner", "server closed the connection during key exchange", A, None, exc)
+        yield case(
+            "closed-after-banner", "server closed the connection during key exchange", A, None, exc, at(p)
+        )
 
     def old_protocol(conn: socket.socket) -> None:
         conn.sendall(b"SSH-1.5-OldServer\r\n")
@@ -397,9 +489,17 @@ def cases(ctx: Any) -> Iterator[Case]:
 
     with raw_server(old_protocol) as p:
         ctx.name_port(p, "RAWPORT4")
-        yield case("protocol-1", "server speaks only SSH protocol 1", U, None, catch(lambda: connect(p)))
-    yield case("refused", "connection refused", T, NE, catch(lambda: connect(ctx.dead)))
+        exc = catch(lambda: connect(p))
+        yield case("protocol-1", "server speaks only SSH protocol 1", U, None, exc, at(p))
+    yield case("refused", "connection refused", T, NE, catch(lambda: connect(ctx.dead)), at(ctx.dead))
     exc = catch(
         lambda: client().connect("bastion.nonexistent.invalid", username="ann", password="x", timeout=2)
     )
-    yield case("dns", "DNS name does not resolve", T, NE, exc)
+    yield case(
+        "dns",
+        "DNS name does not resolve",
+        T,
+        NE,
+        exc,
+        {"host": "bastion.nonexistent.invalid", "command": "uptime"},
+    )

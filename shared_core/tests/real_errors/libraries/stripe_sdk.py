@@ -524,35 +524,47 @@ _SCENARIOS: list[tuple[str, str, Reply, str, str | None, str]] = [
     ),
 ]
 
-_CALLS: dict[str, tuple[str, Any]] = {
-    "pi": (
-        "create_payment_intent",
-        lambda c: c.v1.payment_intents.create(params={"amount": 1250, "currency": "usd"}),
+_PI = {"amount": 1250, "currency": "usd"}
+_CUSTOMER = {"email": "jane@example.com"}
+_CHECKOUT = {"mode": "payment", "success_url": "https://example.com/ok"}
+_PAYOUT = {"amount": 5000, "currency": "usd"}
+_TRANSFER = {"amount": 5000, "currency": "usd", "destination": "acct_1AbCdEf"}
+_SUBSCRIPTION = {"customer": "cus_Q5x8mT3kLw2pYz", "items": [{"price": "price_1Q5x8mT3kLw2pYz"}]}
+_REFUND = {"charge": "ch_3Q5x8mT3kLw2pYz1"}
+
+# call -> (tool, the model's arguments, the call): the parameters the SDK sends are the
+# model's; the API key and the API's address are the tool's configuration
+_CALLS: dict[str, tuple[str, dict[str, Any], Any]] = {
+    "pi": ("create_payment_intent", _PI, lambda c: c.v1.payment_intents.create(params=_PI)),
+    "customer": ("create_customer", _CUSTOMER, lambda c: c.v1.customers.create(params=_CUSTOMER)),
+    "customer_get": (
+        "get_customer",
+        {"customer_id": "cus_Q5x8mT3kLw2pYz"},
+        lambda c: c.v1.customers.retrieve("cus_Q5x8mT3kLw2pYz"),
     ),
-    "customer": ("create_customer", lambda c: c.v1.customers.create(params={"email": "jane@example.com"})),
-    "customer_get": ("get_customer", lambda c: c.v1.customers.retrieve("cus_Q5x8mT3kLw2pYz")),
     "checkout": (
         "create_checkout_session",
-        lambda c: c.v1.checkout.sessions.create(
-            params={"mode": "payment", "success_url": "https://example.com/ok"}
-        ),
+        _CHECKOUT,
+        lambda c: c.v1.checkout.sessions.create(params=_CHECKOUT),
     ),
-    "pm": ("create_payment_method", lambda c: c.v1.payment_methods.create(params={"type": "card"})),
-    "payout": ("create_payout", lambda c: c.v1.payouts.create(params={"amount": 5000, "currency": "usd"})),
-    "transfer": (
-        "create_transfer",
-        lambda c: c.v1.transfers.create(
-            params={"amount": 5000, "currency": "usd", "destination": "acct_1AbCdEf"}
-        ),
+    "pm": (
+        "create_payment_method",
+        {"type": "card"},
+        lambda c: c.v1.payment_methods.create(params={"type": "card"}),
     ),
+    "payout": ("create_payout", _PAYOUT, lambda c: c.v1.payouts.create(params=_PAYOUT)),
+    "transfer": ("create_transfer", _TRANSFER, lambda c: c.v1.transfers.create(params=_TRANSFER)),
     "subscription": (
         "create_subscription",
-        lambda c: c.v1.subscriptions.create(
-            params={"customer": "cus_Q5x8mT3kLw2pYz", "items": [{"price": "price_1Q5x8mT3kLw2pYz"}]}
-        ),
+        _SUBSCRIPTION,
+        lambda c: c.v1.subscriptions.create(params=_SUBSCRIPTION),
     ),
-    "capture": ("capture_payment", lambda c: c.v1.payment_intents.capture("pi_3Q5x8mT3kLw2pYz1")),
-    "refund": ("refund_charge", lambda c: c.v1.refunds.create(params={"charge": "ch_3Q5x8mT3kLw2pYz1"})),
+    "capture": (
+        "capture_payment",
+        {"payment_intent_id": "pi_3Q5x8mT3kLw2pYz1"},
+        lambda c: c.v1.payment_intents.capture("pi_3Q5x8mT3kLw2pYz1"),
+    ),
+    "refund": ("refund_charge", _REFUND, lambda c: c.v1.refunds.create(params=_REFUND)),
 }
 
 
@@ -573,22 +585,28 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
         )
 
     def case(
-        cid: str, cause: str, kind: str, outcome: str | None, exc: BaseException, tool: str
+        cid: str,
+        cause: str,
+        kind: str,
+        outcome: str | None,
+        exc: BaseException,
+        tool: str,
+        args: dict[str, Any],
     ) -> generate.Case:
-        return generate.Case(f"stripe-{cid}", LIBRARY, cause, kind, outcome, exc, tool)
+        return generate.Case(f"stripe-{cid}", LIBRARY, cause, kind, outcome, exc, tool, args)
 
     with _saas.service(ctx, "STRIPEPORT") as svc:
         c = client(svc.base)
         for key, call, reply, kind, outcome, cause in _SCENARIOS:
-            tool, fn = _CALLS[call]
+            tool, args, fn = _CALLS[call]
             svc.reply(reply)
-            yield case(key, cause, kind, outcome, _saas.catch(lambda: fn(c)), tool)
-        tool, fn = _CALLS["customer"]
+            yield case(key, cause, kind, outcome, _saas.catch(lambda: fn(c)), tool, args)
+        tool, args, fn = _CALLS["customer"]
         for key, kind, outcome, cause in _saas.TRANSPORT:
             svc.reply(key)
             base = {"refused": _saas.dead_base(ctx), "dns": _saas.DNS_BASE}.get(key, svc.base)
             cb = client(base)
-            yield case(key, cause, kind, outcome, _saas.catch(lambda: fn(cb)), tool)
+            yield case(key, cause, kind, outcome, _saas.catch(lambda: fn(cb)), tool, args)
         # the SDK's own retry of a refused connection
         retrying = client(_saas.dead_base(ctx), retries=1)
         yield case(
@@ -598,6 +616,7 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
             NE,
             _saas.catch(lambda: fn(retrying)),
             tool,
+            args,
         )
 
         async def run_async() -> list[generate.Case]:
@@ -606,24 +625,24 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
             for key in ("parameter_missing", "card_declined", "rate_limit", "api_error", "idempotency_error"):
                 _k, call, reply, kind, outcome, cause = next(s for s in _SCENARIOS if s[0] == key)
                 svc.reply(reply)
-                tool = _CALLS[call][0]
+                tool, args = _CALLS[call][:2]
                 try:
                     if call == "pi":
-                        await ac.v1.payment_intents.create_async(params={"amount": 1250, "currency": "usd"})
+                        await ac.v1.payment_intents.create_async(params=_PI)
                     else:
-                        await ac.v1.customers.create_async(params={"email": "jane@example.com"})
+                        await ac.v1.customers.create_async(params=_CUSTOMER)
                     raise AssertionError("raised nothing")
                 except Exception as exc:
-                    out.append(case(f"async-{key}", cause, kind, outcome, exc, tool))
+                    out.append(case(f"async-{key}", cause, kind, outcome, exc, tool, args))
             for key, kind, outcome, cause in _saas.TRANSPORT:
                 svc.reply(key)
                 base = {"refused": _saas.dead_base(ctx), "dns": _saas.DNS_BASE}.get(key, svc.base)
                 acb = client(base, async_=True)
                 try:
-                    await acb.v1.customers.create_async(params={"email": "jane@example.com"})
+                    await acb.v1.customers.create_async(params=_CUSTOMER)
                     raise AssertionError("raised nothing")
                 except Exception as exc:
-                    out.append(case(f"async-{key}", cause, kind, outcome, exc, "create_customer"))
+                    out.append(case(f"async-{key}", cause, kind, outcome, exc, "create_customer", _CUSTOMER))
             return out
 
         yield from asyncio.run(run_async())

@@ -71,22 +71,27 @@ MODEL_EXPRESSIONS: list[tuple[str, str]] = [
 ]
 
 
-def model_calls() -> list[tuple[str, Callable[[], Any]]]:
+def model_calls() -> list[tuple[str, dict[str, Any], Callable[[], Any]]]:
+    """(slug, the model's arguments, call)."""
     import sympy
     from sympy.parsing.mathematica import parse_mathematica
 
-    calls: list[tuple[str, Callable[[], Any]]] = []
-    calls += [(name, lambda text=text: sympy.sympify(text)) for name, text in MODEL_EXPRESSIONS]
-    x = sympy.Symbol("x")
+    calls: list[tuple[str, dict[str, Any], Callable[[], Any]]] = []
     calls += [
-        ("mathematica-unclosed-bracket", lambda: parse_mathematica("Sin[x")),
-        ("mathematica-double-operator", lambda: parse_mathematica("x +* y")),
-        ("float-two-points", lambda: sympy.Float("1.5.2")),
-        ("matrix-too-few-entries", lambda: sympy.Matrix(2, 2, [1, 2, 3])),
-        ("interval-string-end", lambda: sympy.Interval(3, "a")),
-        ("factorint-limit-word", lambda: sympy.factorint(sympy.Integer(10) ** 20 + 3, limit="x")),
-        ("solve-symbol-string-expr", lambda: sympy.solve(x**2 - 1, "x y")),
+        (name, {"expression": text}, lambda text=text: sympy.sympify(text))
+        for name, text in MODEL_EXPRESSIONS
     ]
+    x = sympy.Symbol("x")
+    big = 10**20 + 3
+    calls += [
+        ("mathematica-unclosed-bracket", {"expression": "Sin[x", "syntax": "mathematica"}, lambda: parse_mathematica("Sin[x")),
+        ("mathematica-double-operator", {"expression": "x +* y", "syntax": "mathematica"}, lambda: parse_mathematica("x +* y")),
+        ("float-two-points", {"number": "1.5.2"}, lambda: sympy.Float("1.5.2")),
+        ("matrix-too-few-entries", {"rows": 2, "cols": 2, "entries": [1, 2, 3]}, lambda: sympy.Matrix(2, 2, [1, 2, 3])),
+        ("interval-string-end", {"start": 3, "end": "a"}, lambda: sympy.Interval(3, "a")),
+        ("factorint-limit-word", {"n": big, "limit": "x"}, lambda: sympy.factorint(sympy.Integer(big), limit="x")),
+        ("solve-symbol-string-expr", {"equation": "x**2 - 1", "symbols": "x y"}, lambda: sympy.solve(x**2 - 1, "x y")),
+    ]  # fmt: skip
     return calls
 
 
@@ -108,11 +113,12 @@ def cases(ctx: Context) -> Iterator[Case]:
     import sympy
     from sympy.parsing.latex import parse_latex
 
-    for name, fn in model_calls():
+    for name, args, fn in model_calls():
         exc = _catch(fn)
-        yield Case(f"sympy-{name}", LIBRARY, f"expression argument ({name})", F, None, exc, "calculate")
+        cause = f"expression argument ({name})"
+        yield Case(f"sympy-{name}", LIBRARY, cause, F, None, exc, "calculate", arguments=args)
 
-    # formulas the tool read from elsewhere
+    # formulas the tool read from elsewhere: the arguments hold the file's path, the formula's name
     sheet = ctx.tmp / "budget.txt"
     sheet.write_text("total = 1200 * 12\nmargin = (total - cost\n")
 
@@ -128,10 +134,20 @@ def cases(ctx: Context) -> Iterator[Case]:
         None,
         _catch(read_sheet),
         "recalculate",
+        arguments={"path": str(sheet)},
     )
-    exc = _catch(lambda: sympy.sympify((ctx.tmp / "model.txt").read_text()))
+    worksheet = ctx.tmp / "model.txt"
+    exc = _catch(lambda: sympy.sympify(worksheet.read_text()))
+    cause = "worksheet file does not exist"
     yield Case(
-        "sympy-worksheet-missing", LIBRARY, "worksheet file does not exist", A, None, exc, "recalculate"
+        "sympy-worksheet-missing",
+        LIBRARY,
+        cause,
+        A,
+        None,
+        exc,
+        "recalculate",
+        arguments={"path": str(worksheet)},
     )
     formulas = {
         "/formulas/discount": ("text/plain", b"price * (1 - rate%)"),
@@ -149,6 +165,7 @@ def cases(ctx: Context) -> Iterator[Case]:
                 None,
                 exc,
                 "apply_pricing",
+                arguments={"formula": name},
             )
 
     # the parser's and the interpreter's limits
@@ -159,22 +176,26 @@ def cases(ctx: Context) -> Iterator[Case]:
     ]
     for name, cause, text in limits:
         exc = _serve.catch_on_fresh_stack(lambda: sympy.sympify(text))
-        yield Case(f"sympy-{name}", LIBRARY, cause, U, None, exc, "calculate")
+        # the recursion chain (199,999 chars) is stored as its first 200 chars
+        args = {"expression": text} if len(text) <= 20_000 else {"value": text[:200] + "..."}
+        yield Case(f"sympy-{name}", LIBRARY, cause, U, None, exc, "calculate", arguments=args)
 
     # what the environment lacks
     x = sympy.Symbol("x")
-    missing: list[tuple[str, str, Callable[[], Any]]] = [
-        ("latex-no-antlr", "antlr4 not installed", lambda: parse_latex(r"\frac{1}{2}")),
-        ("latex-no-lark", "lark not installed", lambda: parse_latex(r"\frac{1}{2}", backend="lark")),
-        ("lambdify-tensorflow", "tensorflow not installed", lambda: sympy.lambdify(x, x, "tensorflow")),
-        ("lambdify-jax", "jax not installed", lambda: sympy.lambdify(x, x, "jax")),
+    # (slug, cause, the model's arguments, call); the output file is the tool's
+    missing: list[tuple[str, str, dict[str, Any], Callable[[], Any]]] = [
+        ("latex-no-antlr", "antlr4 not installed", {"latex": r"\frac{1}{2}"}, lambda: parse_latex(r"\frac{1}{2}")),
+        ("latex-no-lark", "lark not installed", {"latex": r"\frac{1}{2}", "backend": "lark"}, lambda: parse_latex(r"\frac{1}{2}", backend="lark")),
+        ("lambdify-tensorflow", "tensorflow not installed", {"expression": "x", "backend": "tensorflow"}, lambda: sympy.lambdify(x, x, "tensorflow")),
+        ("lambdify-jax", "jax not installed", {"expression": "x", "backend": "jax"}, lambda: sympy.lambdify(x, x, "jax")),
         (
             "preview-no-latex",
             "latex program not installed",
+            {"expression": "x", "output": "png"},
             _without_programs(
                 lambda: sympy.preview(x, output="png", viewer="file", filename=str(ctx.tmp / "x.png"))
             ),
         ),
-    ]
-    for name, cause, fn in missing:
-        yield Case(f"sympy-{name}", LIBRARY, cause, U, None, _catch(fn), "render_formula")
+    ]  # fmt: skip
+    for name, cause, args, fn in missing:
+        yield Case(f"sympy-{name}", LIBRARY, cause, U, None, _catch(fn), "render_formula", arguments=args)

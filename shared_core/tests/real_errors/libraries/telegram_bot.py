@@ -285,18 +285,35 @@ _SCENARIOS: list[tuple[str, str, Reply, str, str | None, str]] = [
 ]
 
 
+# the arguments the model wrote for each call (the token and base URL are the tool's; the
+# polling timeout of get_updates is the tool's too: the model passed nothing)
+_ARGS: dict[str, dict[str, Any]] = {
+    "send": {"chat_id": _CHAT, "text": "Deploy finished"},
+    "send_md": {"chat_id": _CHAT, "text": "*Deploy finished", "parse_mode": "Markdown"},
+    "photo": {"chat_id": _CHAT, "photo": "AgACAgIAAxkBAAIBY2Zk7xQ"},
+    "edit": {"chat_id": _CHAT, "message_id": 42, "text": "Deploy finished"},
+    "delete": {"chat_id": _CHAT, "message_id": 42},
+    "pin": {"chat_id": _CHAT, "message_id": 42},
+    "ban": {"chat_id": _CHAT, "user_id": 556677889},
+    "get_file": {"file_id": "BQACAgIAAxkBAAIBZ2Zk8Aa"},
+    "answer": {"callback_query_id": "4382bfdwdsb323b2d9", "text": "Done"},
+    "updates": {},
+}
+
+
 def _call(bot: Any, call: str) -> Any:
+    args = _ARGS[call]
     return {
-        "send": lambda: bot.send_message(chat_id=_CHAT, text="Deploy finished"),
-        "send_md": lambda: bot.send_message(chat_id=_CHAT, text="*Deploy finished", parse_mode="Markdown"),
-        "photo": lambda: bot.send_photo(chat_id=_CHAT, photo="AgACAgIAAxkBAAIBY2Zk7xQ"),
-        "edit": lambda: bot.edit_message_text("Deploy finished", chat_id=_CHAT, message_id=42),
-        "delete": lambda: bot.delete_message(chat_id=_CHAT, message_id=42),
-        "pin": lambda: bot.pin_chat_message(chat_id=_CHAT, message_id=42),
-        "ban": lambda: bot.ban_chat_member(chat_id=_CHAT, user_id=556677889),
-        "get_file": lambda: bot.get_file("BQACAgIAAxkBAAIBZ2Zk8Aa"),
-        "answer": lambda: bot.answer_callback_query("4382bfdwdsb323b2d9", text="Done"),
-        "updates": lambda: bot.get_updates(timeout=0),
+        "send": lambda: bot.send_message(**args),
+        "send_md": lambda: bot.send_message(**args),
+        "photo": lambda: bot.send_photo(**args),
+        "edit": lambda: bot.edit_message_text(**args),
+        "delete": lambda: bot.delete_message(**args),
+        "pin": lambda: bot.pin_chat_message(**args),
+        "ban": lambda: bot.ban_chat_member(**args),
+        "get_file": lambda: bot.get_file(**args),
+        "answer": lambda: bot.answer_callback_query(**args),
+        "updates": lambda: bot.get_updates(timeout=0, **args),
     }[call]()
 
 
@@ -319,9 +336,15 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
     from telegram.request import HTTPXRequest
 
     def case(
-        cid: str, cause: str, kind: str, outcome: str | None, exc: BaseException, tool: str
+        cid: str,
+        cause: str,
+        kind: str,
+        outcome: str | None,
+        exc: BaseException,
+        tool: str,
+        args: dict[str, Any],
     ) -> generate.Case:
-        return generate.Case(f"telegram-{cid}", LIBRARY, cause, kind, outcome, exc, tool)
+        return generate.Case(f"telegram-{cid}", LIBRARY, cause, kind, outcome, exc, tool, arguments=args)
 
     def bot(base: str) -> Any:
         t = _saas.TIMEOUT
@@ -344,13 +367,19 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
             for key, call, reply, kind, outcome, cause in _SCENARIOS:
                 svc.reply(reply)
                 exc = await catch(lambda: _call(b, call))
-                out.append(case(key, cause, kind, outcome, exc, _TOOLS[call]))
+                out.append(case(key, cause, kind, outcome, exc, _TOOLS[call], _ARGS[call]))
             # the library's own checks of the call's arguments (nothing is sent)
-            local: list[tuple[str, str, str, Any]] = [
+            document = ctx.tmp / "reports" / "q3.pdf"
+            local: list[tuple[str, str, str, dict[str, Any], Any]] = [
                 (
                     "local_keyboard_flat",
                     "inline keyboard not a list of rows",
                     "send_message",
+                    {
+                        "chat_id": _CHAT,
+                        "text": "Approve?",
+                        "reply_markup": {"inline_keyboard": [{"text": "Yes", "callback_data": "y"}]},
+                    },
                     lambda: b.send_message(
                         chat_id=_CHAT,
                         text="Approve?",
@@ -361,29 +390,32 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
                     "local_location_missing",
                     "location without latitude / longitude",
                     "send_location",
+                    {"chat_id": _CHAT},
                     lambda: b.send_location(chat_id=_CHAT),
                 ),
                 (
                     "local_contact_missing",
                     "contact without phone number / first name",
                     "send_contact",
+                    {"chat_id": _CHAT, "first_name": "Ada"},
                     lambda: b.send_contact(chat_id=_CHAT, first_name="Ada"),
                 ),
                 (
                     "local_missing_file",
                     "document path that does not exist",
                     "send_document",
-                    lambda: b.send_document(chat_id=_CHAT, document=ctx.tmp / "reports" / "q3.pdf"),
+                    {"chat_id": _CHAT, "document": str(document)},
+                    lambda: b.send_document(chat_id=_CHAT, document=document),
                 ),
             ]
-            for key, cause, tool, fn in local:
-                out.append(case(key, cause, F, None, await catch(fn), tool))
+            for key, cause, tool, args, fn in local:
+                out.append(case(key, cause, F, None, await catch(fn), tool, args))
             for call in ("send", "updates"):
                 for key, kind, outcome, cause in _saas.TRANSPORT:
                     svc.reply(key)
                     base = {"refused": _saas.dead_base(ctx), "dns": _saas.DNS_BASE}.get(key, svc.base)
                     exc = await catch(lambda: _call(bot(base), call))
-                    out.append(case(f"{key}-{call}", cause, kind, outcome, exc, _TOOLS[call]))
+                    out.append(case(f"{key}-{call}", cause, kind, outcome, exc, _TOOLS[call], _ARGS[call]))
             return out
 
         yield from asyncio.run(run())

@@ -77,20 +77,63 @@ def cases(ctx: Context) -> Iterator[Case]:
     for name, text in MODEL_TOML:
         exc = _catch(lambda: tomllib.loads(text))
         yield Case(
-            f"tomllib-{name}", LIBRARY, f"TOML from the arguments ({name})", F, None, exc, "parse_toml"
+            f"tomllib-{name}",
+            LIBRARY,
+            f"TOML from the arguments ({name})",
+            F,
+            None,
+            exc,
+            "parse_toml",
+            arguments={"toml": text},
         )
 
-    exc = _catch(lambda: tomllib.load(open(ctx.tmp / "pyproject.toml", "rb")))  # noqa: SIM115
-    yield Case("tomllib-file-missing", LIBRARY, "file does not exist", A, None, exc, "read_config")
+    # read_config: the model gave only the path; the content is the file's
+    missing = ctx.tmp / "pyproject.toml"
+    exc = _catch(lambda: tomllib.load(open(missing, "rb")))  # noqa: SIM115
+    yield Case(
+        "tomllib-file-missing",
+        LIBRARY,
+        "file does not exist",
+        A,
+        None,
+        exc,
+        "read_config",
+        arguments={"path": str(missing)},
+    )
     broken = ctx.tmp / "Cargo.toml"
     broken.write_text('[package]\nname = "x"\nversion = 0.1.0\n')
     exc = _catch(lambda: tomllib.load(broken.open("rb")))
-    yield Case("tomllib-file-corrupt", LIBRARY, "file on disk is broken TOML", A, None, exc, "read_config")
+    yield Case(
+        "tomllib-file-corrupt",
+        LIBRARY,
+        "file on disk is broken TOML",
+        A,
+        None,
+        exc,
+        "read_config",
+        arguments={"path": str(broken)},
+    )
     binary = ctx.tmp / "config.toml"
     binary.write_bytes(b'name = "\xff\xfe"\n')
     exc = _catch(lambda: tomllib.load(binary.open("rb")))
-    yield Case("tomllib-file-not-utf8", LIBRARY, "file on disk not UTF-8", A, None, exc, "read_config")
+    yield Case(
+        "tomllib-file-not-utf8",
+        LIBRARY,
+        "file on disk not UTF-8",
+        A,
+        None,
+        exc,
+        "read_config",
+        arguments={"path": str(binary)},
+    )
     exc = _catch(lambda: tomllib.load(open(ctx.tmp, "rb")))  # noqa: SIM115
     yield Case(
-        "tomllib-is-directory", LIBRARY, "a directory where a file was expected", F, None, exc, "read_config"
+        "tomllib-is-directory",
+        LIBRARY,
+        "a directory where a file was expected",
+        F,
+        None,
+        exc,
+        "read_config",
+        arguments={"path": str(ctx.tmp)},
     )

@@ -246,6 +246,28 @@ _SCENARIOS: list[tuple[str, str, Reply, str, str | None, str]] = [
 ]
 
 
+_SMS = {"to": "+14155550100", "from": "+15005550006", "body": "Your order shipped"}
+_CALL = {"to": "+14155550100", "from": "+15005550006", "url": "https://example.com/twiml"}
+
+# What the API's answer says the model sent in the request's form body (which the stand-in
+# does not read, nor the exception show): the arguments of those calls.
+_SENT: dict[str, dict[str, Any]] = {
+    "20001_unknown_param": {"to": "+14155550100", "from": "+15005550006", "Bdy": "Your order shipped"},
+    "21211_invalid_to": {**_SMS, "to": "+1555012"},
+    "21212_invalid_from": {**_SMS, "from": "12345"},
+    "21602_body_required": {"to": "+14155550100", "from": "+15005550006"},
+    "21604_to_required": {"from": "+15005550006", "body": "Your order shipped"},
+    "21617_too_long": {**_SMS, "body": "Your order shipped. " * 81},
+    "21620_media_url": {**_SMS, "media_url": ["example.com/label.png"]},
+    "21606_from_not_capable": {**_SMS, "from": "+15005550001"},
+    "21408_geo_permission": {**_SMS, "to": "+8613800000000"},
+    "21201_call_no_to": {"from": "+15005550006", "url": "https://example.com/twiml"},
+    "21205_url_required": {"to": "+14155550100", "from": "+15005550006"},
+    "21215_geo_call": {**_CALL, "to": "+882161234567"},
+    "60200_verify_param": {"to": "+1555", "channel": "sms"},
+}
+
+
 def cases(ctx: Any) -> Iterator[generate.Case]:
     from twilio.http.http_client import TwilioHttpClient
     from twilio.rest import Client
@@ -260,26 +282,36 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
             domain.base_url = base
         return c
 
-    calls: dict[str, tuple[str, Any]] = {
+    # call -> (tool, the model's arguments, the call); the Verify and Sync service SIDs are
+    # the tool's configuration
+    calls: dict[str, tuple[str, dict[str, Any], Any]] = {
         "sms": (
             "send_sms",
+            _SMS,
             lambda c: c.messages.create(to="+14155550100", from_="+15005550006", body="Your order shipped"),
         ),
-        "fetch_message": ("get_message", lambda c: c.messages("SM0123456789abcdef0123456789abcdef").fetch()),
+        "fetch_message": (
+            "get_message",
+            {"message_sid": "SM0123456789abcdef0123456789abcdef"},
+            lambda c: c.messages("SM0123456789abcdef0123456789abcdef").fetch(),
+        ),
         "call": (
             "make_call",
+            _CALL,
             lambda c: c.calls.create(
                 to="+14155550100", from_="+15005550006", url="https://example.com/twiml"
             ),
         ),
         "verify": (
             "send_verification",
+            {"to": "+14155550100", "channel": "sms"},
             lambda c: c.verify.v2.services("VA0123456789abcdef0123456789abcdef").verifications.create(
                 to="+14155550100", channel="sms"
             ),
         ),
         "sync_doc": (
             "create_document",
+            {"unique_name": "order-8812"},
             lambda c: c.sync.v1.services("IS0123456789abcdef0123456789abcdef").documents.create(
                 unique_name="order-8812"
             ),
@@ -287,28 +319,34 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
     }
 
     def case(
-        cid: str, cause: str, kind: str, outcome: str | None, exc: BaseException, tool: str
+        cid: str,
+        cause: str,
+        kind: str,
+        outcome: str | None,
+        exc: BaseException,
+        tool: str,
+        args: dict[str, Any],
     ) -> generate.Case:
-        return generate.Case(f"twilio-{cid}", LIBRARY, cause, kind, outcome, exc, tool)
+        return generate.Case(f"twilio-{cid}", LIBRARY, cause, kind, outcome, exc, tool, arguments=args)
 
     with _saas.service(ctx, "TWILIOPORT", "") as svc:
         c = client(svc.base)
         for key, call, reply, kind, outcome, cause in _SCENARIOS:
-            tool, fn = calls[call]
+            tool, args, fn = calls[call]
             svc.reply(reply)
             try:
                 exc = _saas.catch(lambda: fn(c))
             except AssertionError:
                 raise AssertionError(key) from None
-            yield case(key, cause, kind, outcome, exc, tool)
-        tool, fn = calls["sms"]
+            yield case(key, cause, kind, outcome, exc, tool, _SENT.get(key, args))
+        tool, args, fn = calls["sms"]
         for key, kind, outcome, cause in _saas.TRANSPORT:
             svc.reply(key)
             base = {"refused": _saas.dead_base(ctx), "dns": "https://api.unreachable-host.invalid"}.get(
                 key, svc.base
             )
             cb = client(base)
-            yield case(key, cause, kind, outcome, _saas.catch(lambda: fn(cb)), tool)
+            yield case(key, cause, kind, outcome, _saas.catch(lambda: fn(cb)), tool, args)
         retrying = client(_saas.dead_base(ctx), retries=1)
         yield case(
             "refused-retried",
@@ -317,4 +355,5 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
             NE,
             _saas.catch(lambda: fn(retrying)),
             tool,
+            args,
         )

@@ -113,39 +113,57 @@ def _server(**kwargs: Any) -> Iterator[int]:
 def cases(ctx: Any) -> Iterator[Case]:
     from websockets.sync.client import connect
 
-    def case(cid: str, cause: str, kind: str, outcome: str | None, exc: BaseException) -> Case:
-        return Case(f"ws-{cid}", LIBRARY, cause, kind, outcome, exc, "websocket")
+    def case(
+        cid: str, cause: str, kind: str, outcome: str | None, exc: BaseException, arguments: dict[str, Any]
+    ) -> Case:
+        return Case(f"ws-{cid}", LIBRARY, cause, kind, outcome, exc, "websocket", arguments=arguments)
+
+    message = '{"op": "subscribe", "channel": "prices"}'
 
     def session(url: str, **kwargs: Any) -> None:
         with connect(url, open_timeout=2, close_timeout=1, **kwargs) as ws:
-            ws.send('{"op": "subscribe", "channel": "prices"}')
+            ws.send(message)
             ws.recv(timeout=2)
             ws.recv(timeout=2)
+
+    def sent(url: str, **kwargs: Any) -> dict[str, Any]:
+        """The model's arguments for ``session(url, **kwargs)`` (the timeouts are the tool's)."""
+        return {"url": url, **kwargs, "message": message}
 
     quiet = logging.getLogger("websockets")  # the server logs each rejected handshake
     quiet.addHandler(logging.NullHandler())
     quiet.propagate = False
     with _server(subprotocols=["chat.v1"]) as port:
         ctx.name_port(port, "WSPORT2")
-        exc = catch(lambda: session(f"ws://127.0.0.1:{port}/echo", subprotocols=["chat.v2"]))
-        yield case("subprotocol", "no common subprotocol", F, None, exc)
+        url = f"ws://127.0.0.1:{port}/echo"
+        exc = catch(lambda: session(url, subprotocols=["chat.v2"]))
+        yield case("subprotocol", "no common subprotocol", F, None, exc, sent(url, subprotocols=["chat.v2"]))
     with _server(max_size=1000) as port:
         ctx.name_port(port, "WSPORT")
         base = f"ws://127.0.0.1:{port}"
         for code, _, kind, outcome, cause in CLOSES:
-            yield case(f"close-{code}", cause, kind, outcome, catch(lambda: session(f"{base}/close/{code}")))
+            url = f"{base}/close/{code}"
+            yield case(f"close-{code}", cause, kind, outcome, catch(lambda: session(url)), sent(url))
         for status, kind, outcome, cause in REJECTS:
-            yield case(
-                f"reject-{status}", cause, kind, outcome, catch(lambda: session(f"{base}/reject/{status}"))
-            )
+            url = f"{base}/reject/{status}"
+            yield case(f"reject-{status}", cause, kind, outcome, catch(lambda: session(url)), sent(url))
         exc = catch(lambda: session(f"{base}/loop"))
-        yield case("redirect", "handshake answered with a redirect (302)", A, None, exc)
+        yield case("redirect", "handshake answered with a redirect (302)", A, None, exc, sent(f"{base}/loop"))
         exc = catch(lambda: session(f"{base}/drop"))
-        yield case("dropped", "TCP connection dropped after the request (no close frame)", T, UO, exc)
+        yield case(
+            "dropped",
+            "TCP connection dropped after the request (no close frame)",
+            T,
+            UO,
+            exc,
+            sent(f"{base}/drop"),
+        )
+
+        big = "y" * 5000
 
         def too_big_for_server() -> None:
             with connect(f"{base}/echo", open_timeout=2) as ws:
-                ws.send("y" * 5000)
+                ws.send(big)
                 ws.recv(timeout=2)
 
         yield case(
@@ -154,19 +172,37 @@ def cases(ctx: Any) -> Iterator[Case]:
             F,
             None,
             catch(too_big_for_server),
+            {"url": f"{base}/echo", "message": big},
         )
         exc = catch(lambda: session(f"{base}/big", max_size=1000))
-        yield case("client-max-size", "answer larger than the client's max_size (1009)", F, None, exc)
+        yield case(
+            "client-max-size",
+            "answer larger than the client's max_size (1009)",
+            F,
+            None,
+            exc,
+            sent(f"{base}/big", max_size=1000),
+        )
 
         def recv_timeout() -> None:
             with connect(f"{base}/echo", open_timeout=2) as ws:
                 ws.recv(timeout=0.2)
 
-        yield case("recv-timeout", "no message within the timeout", T, UO, catch(recv_timeout))
+        yield case(
+            "recv-timeout",
+            "no message within the timeout",
+            T,
+            UO,
+            catch(recv_timeout),
+            {"url": f"{base}/echo"},
+        )
     with raw_server(lambda conn: conn.recv(4096)) as p:
         ctx.name_port(p, "RAWPORT")
-        exc = catch(lambda: session(f"ws://127.0.0.1:{p}/"))
-        yield case("closed-handshake", "server closed the connection during the handshake", A, None, exc)
+        url = f"ws://127.0.0.1:{p}/"
+        exc = catch(lambda: session(url))
+        yield case(
+            "closed-handshake", "server closed the connection during the handshake", A, None, exc, sent(url)
+        )
 
     def no_upgrade(conn: socket.socket) -> None:
         conn.recv(4096)
@@ -175,8 +211,9 @@ def cases(ctx: Any) -> Iterator[Case]:
 
     with raw_server(no_upgrade) as p:
         ctx.name_port(p, "RAWPORT2")
-        exc = catch(lambda: session(f"ws://127.0.0.1:{p}/"))
-        yield case("no-upgrade", "101 answer without the Upgrade headers", A, None, exc)
+        url = f"ws://127.0.0.1:{p}/"
+        exc = catch(lambda: session(url))
+        yield case("no-upgrade", "101 answer without the Upgrade headers", A, None, exc, sent(url))
 
     def plain_http(conn: socket.socket) -> None:
         conn.recv(4096)
@@ -185,16 +222,20 @@ def cases(ctx: Any) -> Iterator[Case]:
 
     with raw_server(plain_http) as p:
         ctx.name_port(p, "RAWPORT3")
-        exc = catch(lambda: session(f"ws://127.0.0.1:{p}/"))
-        yield case("plain-http", "endpoint is a plain web page (200, no upgrade)", F, None, exc)
+        url = f"ws://127.0.0.1:{p}/"
+        exc = catch(lambda: session(url))
+        yield case("plain-http", "endpoint is a plain web page (200, no upgrade)", F, None, exc, sent(url))
     with raw_server(lambda conn: time.sleep(0.6)) as p:
         ctx.name_port(p, "RAWPORT4")
-        exc = catch(lambda: connect(f"ws://127.0.0.1:{p}/", open_timeout=0.2))
-        yield case("open-timeout", "no handshake answer within the timeout (nothing sent)", T, NE, exc)
-    yield case("refused", "connection refused", T, NE, catch(lambda: session(f"ws://127.0.0.1:{ctx.dead}/")))
-    yield case(
-        "dns", "DNS name does not resolve", T, NE, catch(lambda: session("wss://stream.nonexistent.invalid/"))
-    )
-    yield case(
-        "bad-uri", "URI scheme is not ws or wss", F, None, catch(lambda: session("http://127.0.0.1/feed"))
-    )
+        url = f"ws://127.0.0.1:{p}/"
+        exc = catch(lambda: connect(url, open_timeout=0.2))
+        yield case(
+            "open-timeout", "no handshake answer within the timeout (nothing sent)", T, NE, exc, {"url": url}
+        )
+    for cid, cause, url in [
+        ("refused", "connection refused", f"ws://127.0.0.1:{ctx.dead}/"),
+        ("dns", "DNS name does not resolve", "wss://stream.nonexistent.invalid/"),
+    ]:
+        yield case(cid, cause, T, NE, catch(lambda: session(url)), sent(url))
+    url = "http://127.0.0.1/feed"
+    yield case("bad-uri", "URI scheme is not ws or wss", F, None, catch(lambda: session(url)), sent(url))

@@ -58,9 +58,17 @@ def cases(ctx: Context) -> Iterator[Case]:
     for name, text in MODEL_XML:
         exc = _catch(lambda: ET.fromstring(text))
         yield Case(
-            f"xml-etree-{name}", LIBRARY, f"XML from the arguments ({name})", F, None, exc, "parse_xml"
+            f"xml-etree-{name}",
+            LIBRARY,
+            f"XML from the arguments ({name})",
+            F,
+            None,
+            exc,
+            "parse_xml",
+            arguments={"xml": text},
         )
-    root = ET.fromstring("<order><item id='1'>pen</item><price>2</price></order>")
+    document = "<order><item id='1'>pen</item><price>2</price></order>"
+    root = ET.fromstring(document)
     for name, path in MODEL_PATHS:
         exc = _catch(lambda: root.findall(path))
         yield Case(
@@ -71,15 +79,43 @@ def cases(ctx: Context) -> Iterator[Case]:
             None,
             exc,
             "query_xml",
+            arguments={"xml": document, "path": path},
         )
 
     exc = _catch(lambda: ET.parse(ctx.tmp / "feed.xml"))
-    yield Case("xml-etree-file-missing", LIBRARY, "file does not exist", A, None, exc, "read_feed")
+    yield Case(
+        "xml-etree-file-missing",
+        LIBRARY,
+        "file does not exist",
+        A,
+        None,
+        exc,
+        "read_feed",
+        arguments={"path": str(ctx.tmp / "feed.xml")},
+    )
     broken = ctx.tmp / "sitemap.xml"
     broken.write_text('<?xml version="1.0"?>\n<urlset><url><loc>x</loc></url>\n')
     exc = _catch(lambda: ET.parse(broken))
-    yield Case("xml-etree-file-truncated", LIBRARY, "file on disk cut short", A, None, exc, "read_feed")
+    yield Case(
+        "xml-etree-file-truncated",
+        LIBRARY,
+        "file on disk cut short",
+        A,
+        None,
+        exc,
+        "read_feed",
+        arguments={"path": str(broken)},
+    )
     binary = ctx.tmp / "data.xml"
     binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
     exc = _catch(lambda: ET.parse(binary))
-    yield Case("xml-etree-file-binary", LIBRARY, "file on disk is not XML", A, None, exc, "read_feed")
+    yield Case(
+        "xml-etree-file-binary",
+        LIBRARY,
+        "file on disk is not XML",
+        A,
+        None,
+        exc,
+        "read_feed",
+        arguments={"path": str(binary)},
+    )

@@ -1,0 +1,120 @@
+"""Classification with the call's arguments (``toolerr._arguments``): a rejected value the
+model did not write (it gave only where to read) is ambiguous, not the model's to fix."""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+import pytest
+from toolerr import Message, ToolCall, ToolErrorLayer, inspect_result
+from toolerr._arguments import locators_only
+
+DAY = ValueError("day is out of range for month")
+LITERAL = ValueError("invalid literal for int() with base 10: 'forty'")
+
+
+def kind(exc: BaseException, arguments: Any) -> tuple[str | None, str | None]:
+    verdict = inspect_result(
+        f"{type(exc).__name__}: {exc}", is_error=True, exception=exc, arguments=arguments
+    )
+    return verdict.kind, verdict.family
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        None,  # not known: as before
+        {"when": "2024-02-30"},
+        {"path": "events.csv", "day": 30},  # a value that could be the bad one
+        '{"when": "2024-02-30"}',  # the model's JSON text
+        "2024-02-30",  # raw text that is not JSON: one value
+        {"tags": ["a", "b"]},
+    ],
+)
+def test_a_value_the_model_may_have_written_stays_fixable(arguments: Any) -> None:
+    assert kind(DAY, arguments)[0] == "fixable"
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"path": "events.csv"},
+        {"path": "/srv/data/events.csv"},
+        {"source": "https://calendar.example.com/events/77"},
+        {"event_id": 77},
+        {"eventId": "ev_123"},
+        {"ids": [3, 4], "file": "a.json"},
+        {},  # no argument at all: the value came from elsewhere
+        '{"path": "events.csv"}',
+        {"path": "events.csv", "overwrite": True, "limit": None},  # flags say nothing
+    ],
+)
+def test_only_locators_make_a_rejected_value_the_data_the_tool_read(arguments: Any) -> None:
+    assert kind(DAY, arguments) == ("ambiguous", "tool_input")
+    assert kind(LITERAL, arguments) == ("ambiguous", "tool_input")
+
+
+def test_a_locator_the_message_quotes_is_the_rejected_value() -> None:
+    assert kind(LITERAL, {"event_id": "forty"})[0] == "fixable"
+    exc = ValueError("could not parse '/srv/data/contacts' as a date")
+    assert kind(exc, {"path": "contacts"})[0] == "fixable"  # the quoted path ends with it
+
+
+@pytest.mark.parametrize(
+    "exc",
+    [
+        TypeError("import_events() missing 1 required positional argument: 'since'"),
+        TypeError("import_events() got an unexpected keyword argument 'fiel'"),
+        ValueError("not a git repository: /srv/repo"),
+    ],
+)
+def test_a_message_about_the_call_or_the_place_named_stays_fixable(exc: BaseException) -> None:
+    before = kind(exc, None)
+    assert before[0] == "fixable"
+    assert kind(exc, {"path": "/srv/repo"}) == before
+
+
+def test_other_kinds_are_unchanged() -> None:
+    for exc in (TimeoutError("timed out"), PermissionError(13, "Permission denied")):
+        assert kind(exc, {"path": "a.csv"}) == kind(exc, None)
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [object(), {"x": object()}, {"a": {"b": {"c": {"d": {"e": {"f": {"g": {"h": {"i": {}}}}}}}}}}],
+)
+def test_arguments_that_are_not_json_change_nothing(arguments: Any) -> None:
+    assert locators_only(arguments) is None
+    assert kind(DAY, arguments)[0] == "fixable"
+
+
+def test_an_error_inside_fails_open_with_a_warning(monkeypatch: pytest.MonkeyPatch, caplog: Any) -> None:
+    import toolerr._classify as classify
+
+    def broken(*_: Any) -> Any:
+        raise RuntimeError("bug")
+
+    monkeypatch.setattr(classify, "by_arguments", broken)
+    with caplog.at_level(logging.WARNING, logger="toolerr"):
+        assert kind(DAY, {"path": "a.csv"})[0] == "fixable"
+    assert any(r.levelno == logging.WARNING for r in caplog.records)
+
+
+def test_the_layer_pairs_each_result_with_its_call() -> None:
+    """A conversation's results are classified with their own call's arguments: the same
+    text, once from a file the model named and once from its own value."""
+    text = "Error: ValueError: day is out of range for month"
+    layer = ToolErrorLayer()
+    for arguments, expected in (({"path": "events.csv"}, "ambiguous"), ({"when": "2024-02-30"}, "fixable")):
+        call = ToolCall("c1", "schedule", arguments, json.dumps(arguments))
+        messages = [
+            Message("user", "Import my events."),
+            Message("assistant", "", tool_calls=(call,)),
+            Message("tool", text, tool_call_id="c1", name="schedule", is_error=True),
+        ]
+        records = layer.rewrite(messages).records
+        assert [r.kind for r in records] == [expected]
+        verdict = layer.inspect_tool_result("schedule", text, is_error=True, arguments=arguments)
+        assert verdict.kind == expected
