@@ -31,7 +31,7 @@ from ._types import Verdict
 __all__ = ["CONTENT_FAMILIES", "by_arguments", "locators_only"]
 
 CONTENT_FAMILIES = frozenset(
-    {"syntax", "bad_value", "bad_arguments", "validation", "out_of_range", "empty_value"}
+    {"syntax", "bad_value", "bad_arguments", "validation", "out_of_range", "empty_value", "suggestion"}
 )
 """Families of the fixable verdicts that can say a value's content was wrong."""
 
@@ -40,7 +40,7 @@ CONTENT_FAMILIES = frozenset(
 # what the model wrote whatever it passed: the verdict stays.
 _ABOUT_THE_CALL = re.compile(
     r"\b(?:arg(?:ument)?s?|param(?:eter)?s?|kwargs?|keyword|positional|options?|flags?|usage|command"
-    r"|required|missing|unexpected|repositor(?:y|ies)|director(?:y|ies)|folder|path|url|uri|bucket)\b",
+    r"|required|missing|repositor(?:y|ies)|director(?:y|ies)|folder|path|url|uri|bucket)\b",
     re.IGNORECASE,
 )
 
