@@ -118,3 +118,39 @@ def test_the_layer_pairs_each_result_with_its_call() -> None:
         assert [r.kind for r in records] == [expected]
         verdict = layer.inspect_tool_result("schedule", text, is_error=True, arguments=arguments)
         assert verdict.kind == expected
+
+
+# -- a name the model wrote that does not exist -----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("exc", "arguments"),
+    [
+        (KeyError("revnue"), {"operation": "select", "column": "revnue"}),
+        (KeyError("Worksheet Revenue does not exist."), {"sheet": "Revenue"}),
+        (IndexError("index 10 is out of bounds for axis 0 with size 4"), {"index": 10}),
+        (LookupError("unknown locale 'xx_YY'"), {"text": "hello", "locale": "xx_YY"}),
+        (ZeroDivisionError("division by zero"), {"start": 0.5, "step": 0}),
+    ],
+)
+def test_a_lookup_of_a_name_the_model_wrote_is_its_to_fix(exc: BaseException, arguments: Any) -> None:
+    assert kind(exc, None)[0] == "ambiguous"  # a tool's bug as often as a wrong name
+    verdict_kind, _ = kind(exc, arguments)
+    assert verdict_kind == "fixable"
+    text = inspect_result(f"{type(exc).__name__}: {exc}", is_error=True, arguments=arguments)
+    assert text.kind == "fixable"  # the class read from the text
+
+
+@pytest.mark.parametrize(
+    ("exc", "arguments"),
+    [
+        (KeyError("data"), {"city": "Paris"}),  # a key of a response the tool read
+        (IndexError("list index out of range"), {"index": 10}),  # names nothing
+        (IndexError("index 1 is out of bounds"), {"index": 1}),  # 0 and 1 are everywhere
+        (KeyError(b"refs/heads/nosuch"), {"ref": "refs/heads/nosuch"}),  # a missing resource
+        (KeyError("template 'a/b.html' not found"), {"name": "a/b.html"}),
+        (ZeroDivisionError("division by zero"), {"start": 1, "step": 2}),
+    ],
+)
+def test_a_lookup_the_model_did_not_name_stays_ambiguous(exc: BaseException, arguments: Any) -> None:
+    assert kind(exc, arguments)[0] == "ambiguous"

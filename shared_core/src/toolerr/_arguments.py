@@ -28,7 +28,7 @@ from typing import Any
 
 from ._types import Verdict
 
-__all__ = ["CONTENT_FAMILIES", "by_arguments", "locators_only"]
+__all__ = ["CONTENT_FAMILIES", "by_arguments", "locators_only", "named_by_model"]
 
 CONTENT_FAMILIES = frozenset(
     {"syntax", "bad_value", "bad_arguments", "validation", "out_of_range", "empty_value", "suggestion"}
@@ -172,3 +172,116 @@ def by_arguments(verdict: Verdict, texts: tuple[str, ...], arguments: Any) -> Ve
     if any(_ABOUT_THE_CALL.search(text, 0, 8192) for text in texts):
         return verdict
     return replace(verdict, kind="ambiguous", rule=None, family=TOOL_INPUT_FAMILY)
+
+
+# --- a name the model wrote that does not exist ---------------------------------------------
+
+_LOOKUP_CLASSES = frozenset({"KeyError", "IndexError", "LookupError"})
+_ZERO_CLASSES = frozenset({"ZeroDivisionError", "DivisionByZero", "DivisionUndefined"})
+_TEXT_LOOKUP = re.compile(
+    r"^(?:Error: )?(?:[A-Za-z_][\w.]{0,80}\.)?(KeyError|IndexError|LookupError|ZeroDivisionError)\b"
+)
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?![\w.])")
+
+
+def _classes(exception: BaseException | None, texts: tuple[str, ...]) -> set[str]:
+    """The builtin lookup and division classes the failure is (by the MRO, else the text)."""
+    if exception is not None:
+        return {cls.__name__ for cls in type(exception).__mro__} & (_LOOKUP_CLASSES | _ZERO_CLASSES)
+    match = _TEXT_LOOKUP.match(texts[0]) if texts else None
+    return {match.group(1)} if match else set()
+
+
+def _named_values(texts: tuple[str, ...], exception: BaseException | None) -> tuple[list[str], list[int]]:
+    """The names (quoted, or a KeyError's key) and the numbers the messages give."""
+    names: list[str] = []
+    if isinstance(exception, KeyError) and exception.args and isinstance(exception.args[0], (str, int)):
+        names.append(str(exception.args[0]))
+    numbers: list[int] = []
+    for text in texts:
+        for match in _QUOTED.finditer(text, 0, 4096):
+            names.append(next(g for g in match.groups() if g is not None))
+        numbers.extend(int(n) for n in _NUMBER.findall(text[:4096]) if len(n) < 19)
+    return [n for n in names if len(n.strip()) >= 2], numbers
+
+
+def _model_named(texts: tuple[str, ...], exception: BaseException | None, arguments: Any) -> bool:
+    """Does the message name, as the one it could not find, a value the model wrote?"""
+    try:
+        leaves = list(_leaves(_parsed(arguments), ""))
+    except ValueError:
+        return False
+    names, numbers = _named_values(texts, exception)
+    strings = [leaf for leaf, _ in leaves if not _is_number(leaf)]
+    for name in names:
+        for leaf in strings:
+            if len(leaf) >= 2 and (name == leaf or leaf in name or _token_in(name, leaf)):
+                return True
+    wanted = {int(leaf) for leaf, _ in leaves if _is_number(leaf) and leaf.lstrip("-").isdigit()}
+    return any(n in wanted and (n < 0 or n >= 2) for n in numbers)
+
+
+# A missing *resource* (a file, a ref, a record, a template: "not found", "no such", a path,
+# a key the tool holds as bytes) stays ambiguous, as the contract says of missing resources:
+# the name may be right and the thing gone. A name in a vocabulary or a schema the model
+# wrote (a unit, a locale, a column, a document's key) is the model's to fix.
+_RESOURCE_WORDS = re.compile(r"not found|no such|missing", re.IGNORECASE)
+
+
+def _a_resource(texts: tuple[str, ...], exception: BaseException | None) -> bool:
+    if any(_RESOURCE_WORDS.search(text, 0, 4096) for text in texts):
+        return True
+    if isinstance(exception, KeyError) and exception.args and isinstance(exception.args[0], (bytes, tuple)):
+        return True
+    return any(
+        "/" in match.group(0) or match.group(0).startswith("b'")
+        for text in texts
+        for match in _KEY_SHAPE.finditer(text, 0, 4096)
+    )
+
+
+_KEY_SHAPE = re.compile(r"b?'[^'\n]{1,300}'")
+
+
+def _is_number(leaf: str) -> bool:
+    try:
+        float(leaf)
+    except ValueError:
+        return False
+    return True
+
+
+def _token_in(name: str, leaf: str) -> bool:
+    """``name`` is a whole word of ``leaf`` (``'meterz'`` in ``"5 meterz"``)."""
+    return re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", leaf) is not None
+
+
+def _zero_given(arguments: Any) -> bool:
+    try:
+        return any(_is_number(leaf) and float(leaf) == 0 for leaf, _ in _leaves(_parsed(arguments), ""))
+    except ValueError:
+        return False
+
+
+def named_by_model(
+    verdict: Verdict, texts: tuple[str, ...], exception: BaseException | None, arguments: Any
+) -> Verdict:
+    """An ambiguous ``KeyError`` / ``IndexError`` / ``LookupError`` (a lookup that found
+    nothing: a tool's bug as often as a wrong name) whose message names a value the model
+    wrote (``KeyError: 'revnue'`` for ``{"column": "revnue"}``, ``index 10 is out of
+    bounds`` for ``{"index": 10}``) is the model's to fix; so is a division by a zero the
+    model gave. Any other verdict is returned as it is."""
+    if verdict.kind != "ambiguous" or verdict.family == TOOL_INPUT_FAMILY:
+        return verdict
+    classes = _classes(exception, texts)
+    if not classes:
+        return verdict
+    if (
+        classes & _LOOKUP_CLASSES
+        and not _a_resource(texts, exception)
+        and _model_named(texts, exception, arguments)
+    ):
+        return replace(verdict, kind="fixable", rule="arguments:named", family="not_found_named")
+    if classes & _ZERO_CLASSES and _zero_given(arguments):
+        return replace(verdict, kind="fixable", rule="arguments:zero", family="bad_value")
+    return verdict

@@ -28,7 +28,7 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from . import _rules as R
-from ._arguments import by_arguments
+from ._arguments import by_arguments, named_by_model
 from ._detect import Detection, analyse
 from ._exception_names import lookup_name
 from ._exceptions import ExceptionFacts, Link, parse_retry_after, read_exception
@@ -921,10 +921,13 @@ def inspect_result(
     (:mod:`toolerr._arguments`). Never raises on any content.
     """
     verdict = _inspect(content, is_error, exception, client, tool)
-    if arguments is None or verdict.kind != "fixable":
+    if arguments is None or (verdict.kind != "fixable" and verdict.kind != "ambiguous"):
         return verdict
     try:
-        return by_arguments(verdict, _texts_read(content, exception), arguments)
+        texts = _texts_read(content, exception)
+        if verdict.kind == "ambiguous":
+            return named_by_model(verdict, texts, exception, arguments)
+        return by_arguments(verdict, texts, arguments)
     except Exception:  # noqa: BLE001
         log_swallowed("classification by the call's arguments")
         return verdict
