@@ -920,8 +920,28 @@ def inspect_result(
     where to read (a path, a URL, an id), a rejected value came from the data the tool read
     (:mod:`toolerr._arguments`). Never raises on any content.
     """
-    verdict = _inspect(content, is_error, exception, client, tool)
-    if arguments is None or (verdict.kind != "fixable" and verdict.kind != "ambiguous"):
+    if tool is not None and not isinstance(tool, str):
+        raise TypeError(f"tool must be a str or None, not {type(tool).__name__}")
+    content = _original_content(content)
+    if exception is None and type(content) is str and len(content) <= _CACHE_MAX_CHARS:
+        flag = is_error if is_error is None or type(is_error) is bool else None
+        if flag is is_error:
+            if client is not None and not isinstance(client, str):
+                raise TypeError(f"client must be a str or None, not {type(client).__name__}")
+            verdict = _inspect_text(content, flag, client)
+            return verdict if arguments is None else _with_arguments(verdict, content, None, arguments)
+    det = analyse(content, is_error=is_error, exception=exception, client=client)
+    if not det.failed:
+        return NOT_FAILED
+    verdict = _classify_safely(det, exception)
+    return verdict if arguments is None else _with_arguments(verdict, content, exception, arguments)
+
+
+def _with_arguments(
+    verdict: Verdict, content: Any, exception: BaseException | None, arguments: Any
+) -> Verdict:
+    """``verdict`` read beside the call's arguments (:mod:`toolerr._arguments`); fails open."""
+    if verdict.kind != "fixable" and verdict.kind != "ambiguous":
         return verdict
     try:
         texts = _texts_read(content, exception)
@@ -935,7 +955,7 @@ def inspect_result(
 
 def _texts_read(content: Any, exception: BaseException | None) -> tuple[str, ...]:
     """The messages a rejected value may be quoted in: the result's text, the exception's."""
-    texts = [content_text(_original_content(content))[: 2 * R.WINDOW_CHARS]]
+    texts = [content_text(content)[: 2 * R.WINDOW_CHARS]]
     seen: set[int] = set()
     while exception is not None and id(exception) not in seen and len(seen) < 4:
         seen.add(id(exception))
@@ -945,28 +965,6 @@ def _texts_read(content: Any, exception: BaseException | None) -> tuple[str, ...
             pass
         exception = exception.__cause__ or exception.__context__
     return tuple(texts)
-
-
-def _inspect(
-    content: Any,
-    is_error: bool | None,
-    exception: BaseException | None,
-    client: str | None,
-    tool: str | None,
-) -> Verdict:
-    if tool is not None and not isinstance(tool, str):
-        raise TypeError(f"tool must be a str or None, not {type(tool).__name__}")
-    content = _original_content(content)
-    if exception is None and type(content) is str and len(content) <= _CACHE_MAX_CHARS:
-        flag = is_error if is_error is None or type(is_error) is bool else None
-        if flag is is_error:
-            if client is not None and not isinstance(client, str):
-                raise TypeError(f"client must be a str or None, not {type(client).__name__}")
-            return _inspect_text(content, flag, client)
-    det = analyse(content, is_error=is_error, exception=exception, client=client)
-    if not det.failed:
-        return NOT_FAILED
-    return _classify_safely(det, exception)
 
 
 def _original_content(content: Any) -> Any:
