@@ -47,7 +47,8 @@ _ABOUT_THE_CALL = re.compile(
 TOOL_INPUT_FAMILY = "tool_input"
 
 # Argument names that say where the tool is to read, not what a value is: paths, addresses,
-# a record's id. Matched on the name lowercased, as a whole or as its last ``_`` part.
+# a store's bucket, collection or database, a record's id (not "key", "table" or "sheet":
+# as often the value itself). Matched on the name lowercased, whole or its last ``_`` part.
 _LOCATOR_NAMES = frozenset(
     {
         "path",
@@ -69,6 +70,14 @@ _LOCATOR_NAMES = frozenset(
         "directory",
         "folder",
         "location",
+        "bucket",
+        "container",
+        "collection",
+        "database",
+        "db",
+        "prefix",
+        "service",
+        "endpoint",
         "id",
         "ids",
         "uid",
@@ -169,7 +178,7 @@ def by_arguments(verdict: Verdict, texts: tuple[str, ...], arguments: Any) -> Ve
     locators = locators_only(arguments)
     if locators is None or _quotes_a_locator(texts, locators):
         return verdict
-    if any(_ABOUT_THE_CALL.search(text, 0, 8192) for text in texts):
+    if any(_ABOUT_THE_CALL.search(text, 0, 8192) for text in texts[:2]):  # not the causes'
         return verdict
     return replace(verdict, kind="ambiguous", rule=None, family=TOOL_INPUT_FAMILY)
 
