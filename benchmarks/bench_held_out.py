@@ -110,6 +110,17 @@ FRESH_15B = (
     "peewee_",
     "pendulum_",
 )
+# ... and seven more, measured once against the rules of 95bff59 (an accidental run had shown
+# meilisearch_ and tinydb_ against the rules of the commit before it).
+FRESH_15C = (
+    "jsonpath_ng_",
+    "cerberus_",
+    "python_docx_",
+    "meilisearch_",
+    "asana_",
+    "tinydb_",
+    "sqlite_utils_",
+)
 
 
 def held_out(module: str) -> bool:
@@ -134,6 +145,8 @@ def split_of(module: str) -> str:
         return "fresh (session 15)"
     if module in FRESH_15B:
         return "fresh (session 15, second set)"
+    if module in FRESH_15C:
+        return "fresh (session 15, third set)"
     return "test (held out)" if held_out(module) else "dev"
 
 
