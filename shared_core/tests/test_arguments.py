@@ -154,3 +154,36 @@ def test_a_lookup_of_a_name_the_model_wrote_is_its_to_fix(exc: BaseException, ar
 )
 def test_a_lookup_the_model_did_not_name_stays_ambiguous(exc: BaseException, arguments: Any) -> None:
     assert kind(exc, arguments)[0] == "ambiguous"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "kind_seen", "guided"),
+    [({"path": "contacts.csv"}, "ambiguous", False), ({"age": "forty"}, "fixable", True)],
+)
+def test_a_gateway_reads_the_arguments_from_the_request(
+    arguments: dict[str, str], kind_seen: str, guided: bool
+) -> None:
+    """An OpenAI Chat request as a gateway sees it: the call's arguments are the JSON text
+    the model wrote, paired with the result by its id."""
+    import toolerr
+
+    error = "Error: ValueError: invalid literal for int() with base 10: 'forty'"
+    request = [
+        {"role": "user", "content": "Import the contacts."},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": "import_contacts", "arguments": json.dumps(arguments)},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "call_1", "content": error},
+    ]
+    result = toolerr.rewrite_wire("openai-chat", request, layer=ToolErrorLayer())
+    assert [r.kind for r in result.records] == [kind_seen]
+    sent = json.dumps(result.request)
+    assert ("call the tool again with the corrected value" in sent) is guided
