@@ -172,12 +172,13 @@ def _quotes_a_locator(texts: tuple[str, ...], locators: tuple[str, ...]) -> bool
 def by_arguments(verdict: Verdict, texts: tuple[str, ...], arguments: Any) -> Verdict:
     """``verdict`` read beside the call's ``arguments``: a fixable verdict about a value's
     content becomes ambiguous (``tool_input``) when the model wrote no value but locators,
-    none of which the message quotes. ``texts``: the messages classification read."""
+    none of which the message quotes (no argument at all: an unknown tool's or a missing
+    argument's error, about the call). ``texts``: the messages classification read."""
     if verdict.kind != "fixable" or verdict.family not in CONTENT_FAMILIES:
         return verdict
     locators = locators_only(arguments)
-    if locators is None or _quotes_a_locator(texts, locators):
-        return verdict
+    if not locators or _quotes_a_locator(texts, locators):
+        return verdict  # a value the model wrote may be it; no argument at all: about the call
     if any(_ABOUT_THE_CALL.search(text, 0, 8192) for text in texts[:2]):  # not the causes'
         return verdict
     return replace(verdict, kind="ambiguous", rule=None, family=TOOL_INPUT_FAMILY)
