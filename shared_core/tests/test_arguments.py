@@ -187,3 +187,12 @@ def test_a_gateway_reads_the_arguments_from_the_request(
     assert [r.kind for r in result.records] == [kind_seen]
     sent = json.dumps(result.request)
     assert ("call the tool again with the corrected value" in sent) is guided
+
+
+def test_a_did_you_mean_corrects_the_locator_itself() -> None:
+    """The LiteLLM proxy's suite found it: a suggestion for the path the model gave is the
+    model's to take, though the call holds only that path."""
+    text = "Error: File not found: /src/mian.py. Did you mean /src/main.py?"
+    before = inspect_result(text, is_error=True)
+    assert before.kind == "fixable"
+    assert inspect_result(text, is_error=True, arguments={"path": "/src/mian.py"}) == before

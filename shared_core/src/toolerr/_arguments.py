@@ -5,17 +5,19 @@ argument or data the tool read: ``The string supplied did not seem to be a phone
 for a number the model wrote and for a row of the CSV file it named; ``day is out of range
 for month`` for a date argument and for an entry a calendar service returned. The text
 cannot tell them apart; the call's arguments can. Where the model wrote no value that could
-have been the one rejected (it gave only where to read: a path, a URL, a record's id; or
-nothing), the value came from the data the tool read, which the model neither wrote nor can
-judge: the failure is ``ambiguous`` (family ``tool_input``), not ``fixable``.
+have been the one rejected (it gave only where to read: a path, a URL, a record's id), the
+value came from the data the tool read, which the model neither wrote nor can judge: the
+failure is ``ambiguous`` (family ``tool_input``), not ``fixable``. A call with no arguments
+at all is left as it is (an unknown tool, a missing argument: about the call).
 
 Only fixable verdicts that can be about a value's content change (:data:`CONTENT_FAMILIES`:
 a parse error, a bad value or argument, a failed validation, a value out of range, an empty
-value), and only towards ambiguous. The verdict stays where an argument merely *could* be the
-bad value, where the message quotes one of the locators as the value it rejected (``invalid
-literal for int() with base 10: 'abc'`` for ``{"event_id": "abc"}``), and where it speaks of
-the call or of the place the model named (an argument, a parameter, a usage line, a
-repository, a directory, a path). Arguments that are not JSON values change nothing.
+value; not a "did you mean", which corrects the locator itself), and only towards
+ambiguous. The verdict stays where an argument merely *could* be the bad value, where the
+message quotes one of the locators as the value it rejected (``invalid literal for int()
+with base 10: 'abc'`` for ``{"event_id": "abc"}``), and where it speaks of the call or of
+the place the model named (an argument, a parameter, a usage line, a repository, a
+directory, a path). Arguments that are not JSON values change nothing.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from ._types import Verdict
 __all__ = ["CONTENT_FAMILIES", "by_arguments", "locators_only", "named_by_model"]
 
 CONTENT_FAMILIES = frozenset(
-    {"syntax", "bad_value", "bad_arguments", "validation", "out_of_range", "empty_value", "suggestion"}
+    {"syntax", "bad_value", "bad_arguments", "validation", "out_of_range", "empty_value"}
 )
 """Families of the fixable verdicts that can say a value's content was wrong."""
 
