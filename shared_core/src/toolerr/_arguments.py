@@ -28,7 +28,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from typing import Any
 
-from ._types import Verdict
+from ._types import Verdict, parse_arguments
 
 __all__ = ["CONTENT_FAMILIES", "by_arguments", "locators_only", "named_by_model"]
 
@@ -135,27 +135,27 @@ def _leaves(value: Any, name: str, depth: int = 0) -> Iterator[tuple[str, bool]]
         raise ValueError(f"not a JSON value: {type(value).__name__}")
 
 
-def _parsed(arguments: Any) -> Any:
-    if isinstance(arguments, (str, bytes, bytearray)):
+def _all_leaves(arguments: Any) -> list[tuple[str, bool]] | None:
+    """:func:`_leaves` of the arguments (the model's JSON text parsed, as the ledger parses
+    it; raw text that does not parse is one value), ``None`` when they are not JSON values."""
+    if isinstance(arguments, (bytes, bytearray)):
         try:
-            return json.loads(arguments)
+            arguments = json.loads(arguments)
         except ValueError:
-            return arguments  # the model's raw text: one value
-    return arguments
+            return None  # neither JSON nor text
+    try:
+        return list(_leaves(parse_arguments(arguments), ""))
+    except ValueError:
+        return None
 
 
 def locators_only(arguments: Any) -> tuple[str, ...] | None:
     """The locators of ``arguments`` when the model wrote no other value (``()`` for no
     argument at all), else ``None``; ``None`` too for arguments that are not JSON values."""
-    try:
-        locators: list[str] = []
-        for count, (leaf, locator) in enumerate(_leaves(_parsed(arguments), "")):
-            if not locator or count >= _MAX_LEAVES:
-                return None
-            locators.append(leaf)
-    except ValueError:
+    leaves = _all_leaves(arguments)
+    if leaves is None or len(leaves) > _MAX_LEAVES or not all(locator for _, locator in leaves):
         return None
-    return tuple(locators)
+    return tuple(leaf for leaf, _ in leaves)
 
 
 def _quotes_a_locator(texts: tuple[str, ...], locators: tuple[str, ...]) -> bool:
@@ -219,9 +219,8 @@ def _named_values(texts: tuple[str, ...], exception: BaseException | None) -> tu
 
 def _model_named(texts: tuple[str, ...], exception: BaseException | None, arguments: Any) -> bool:
     """Does the message name, as the one it could not find, a value the model wrote?"""
-    try:
-        leaves = list(_leaves(_parsed(arguments), ""))
-    except ValueError:
+    leaves = _all_leaves(arguments)
+    if leaves is None:
         return False
     names, numbers = _named_values(texts, exception)
     strings = [leaf for leaf, _ in leaves if not _is_number(leaf)]
@@ -269,10 +268,8 @@ def _token_in(name: str, leaf: str) -> bool:
 
 
 def _zero_given(arguments: Any) -> bool:
-    try:
-        return any(_is_number(leaf) and float(leaf) == 0 for leaf, _ in _leaves(_parsed(arguments), ""))
-    except ValueError:
-        return False
+    leaves = _all_leaves(arguments)
+    return leaves is not None and any(_is_number(leaf) and float(leaf) == 0 for leaf, _ in leaves)
 
 
 def named_by_model(
