@@ -172,10 +172,12 @@ def real_errors(session: nox.Session) -> None:
     """The live corpus: failures raised by the real libraries against 127.0.0.1 servers
     (and a local PostgreSQL where one can be started), regenerated and compared with the
     committed JSONL, and the classification targets on it."""
-    session.install(*TEST_TOOLS)
-    session.install("-e", "shared_core", *REAL_ERROR_LIBRARIES)
+    # every version pinned: a patch release can reword a message the corpus stores
+    pins = ("-c", "shared_core/tests/real_errors/libraries/constraints.txt")
+    session.install(*pins, *TEST_TOOLS)
+    session.install(*pins, "-e", "shared_core", *REAL_ERROR_LIBRARIES)
     # the held-out corpus' libraries (issue 24), one block per module of libraries/
-    session.install("-r", "shared_core/tests/real_errors/libraries/requirements.txt")
+    session.install(*pins, "-r", "shared_core/tests/real_errors/libraries/requirements.txt")
     session.run(
         "pytest",
         "-q",
