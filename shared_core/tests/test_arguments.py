@@ -196,3 +196,79 @@ def test_a_did_you_mean_corrects_the_locator_itself() -> None:
     before = inspect_result(text, is_error=True)
     assert before.kind == "fixable"
     assert inspect_result(text, is_error=True, arguments={"path": "/src/mian.py"}) == before
+
+
+# --- a parser's position no string the model wrote reaches ----------------------------------
+
+
+def _raised(call: Any) -> BaseException:
+    try:
+        call()
+    except Exception as exc:
+        return exc
+    raise AssertionError("no exception")
+
+
+STORED = '{"_default": {"1": {"name": "Ada", "age": 36}, "2": {"name": "Alan", "ag'
+
+
+def test_a_parse_position_beyond_every_argument_is_the_data_the_tool_read() -> None:
+    # TinyDB reads its whole file with json.load: the file is cut short at char 77; the
+    # model wrote a field and a value (so not "only locators"), none 77 characters long
+    exc = _raised(lambda: json.loads(STORED))
+    arguments = {"path": "people.json", "field": "age", "op": ">", "value": 30}
+    assert kind(exc, None)[0] == "fixable"  # the text alone
+    assert kind(exc, arguments) == ("ambiguous", "tool_input")
+    # a second line of a file when no argument has two lines
+    exc = _raised(lambda: json.loads('{\n "a": 1,\n "b": }'))
+    assert kind(exc, {"path": "a.json", "key": "b"}) == ("ambiguous", "tool_input")
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"body": STORED},  # the model wrote the text the parser stopped in
+        {"path": "people.json", "body": STORED},  # one argument long enough is enough
+        {},  # no argument at all: left to the text
+    ],
+)
+def test_a_parse_position_inside_what_the_model_wrote_stays_fixable(arguments: Any) -> None:
+    exc = _raised(lambda: json.loads(STORED))
+    assert kind(exc, arguments)[0] == "fixable"
+
+
+def test_a_position_in_a_pattern_built_from_the_model_s_token_stays_fixable() -> None:
+    # arrow compiles the model's format into a longer regular expression: the position is
+    # beyond the format, but the message quotes the model's own token
+    import re
+
+    exc = _raised(lambda: re.compile("(?P<YYYY>\\d{4})-(?P<MM>\\d{2})-(?P<DD>\\d{2}) (?P<YYYY>\\d{4})"))
+    assert "at position" in str(exc)
+    assert kind(exc, {"when": "2024-01-01 2024", "format": "YYYY-MM-DD YYYY"})[0] == "fixable"
+
+
+# --- a validator's rejected value that the model did not write -----------------------------
+
+PYDANTIC = (
+    "1 validation error for TaskInfo\ntaskUid\n  Input should be a valid integer, unable to parse "
+    "string as an integer [type=int_parsing, input_value='pending', input_type=str]"
+)
+
+
+def test_a_validated_value_the_model_did_not_write_is_the_response_s() -> None:
+    # an SDK's pydantic model of the service's response rejects what the service sent
+    verdict = inspect_result(PYDANTIC, is_error=True)
+    assert verdict.kind == "fixable"
+    verdict = inspect_result(PYDANTIC, is_error=True, arguments={"index": "movies", "documents": [{"id": 1}]})
+    assert (verdict.kind, verdict.family) == ("ambiguous", "tool_input")
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"task_uid": "pending"},  # the model's own value
+        {"filter": "status = pending"},  # a value made from it
+    ],
+)
+def test_a_validated_value_the_model_wrote_stays_fixable(arguments: Any) -> None:
+    assert inspect_result(PYDANTIC, is_error=True, arguments=arguments).kind == "fixable"

@@ -211,3 +211,129 @@ def test_name_fallback_never_beats_a_rule() -> None:
     InvalidThingError = fake("some_sdk.errors", "InvalidThingError")
     exc = with_attrs(InvalidThingError("no"), response=Response(403))
     assert inspect_result("x", exception=exc).kind == "unrecoverable"
+
+
+# --- a body's error code over the HTTP status class it came with ----------------------------
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "kind", "outcome"),
+    [
+        # Meilisearch: a feature of the instance, not the call
+        (
+            400,
+            b'{"code": "feature_not_enabled", "message": "Using the route requires a feature."}',
+            "unrecoverable",
+            None,
+        ),
+        (
+            400,
+            b'{"error": {"code": "facet_search_disabled", "message": "The facet search is off."}}',
+            "unrecoverable",
+            None,
+        ),
+        # Salesforce's errorCode list: an existing record, a lock, a permission
+        (400, b'[{"message": "duplicate value found", "errorCode": "DUPLICATE_VALUE"}]', "ambiguous", None),
+        (
+            400,
+            b'[{"message": "unable to obtain exclusive access", "errorCode": "UNABLE_TO_LOCK_ROW"}]',
+            "transient",
+            "not_executed",
+        ),
+        (400, b'[{"message": "x", "errorCode": "INSUFFICIENT_ACCESS_OR_READONLY"}]', "unrecoverable", None),
+        # the code says what the status says, or says the call is wrong: the status decides
+        (
+            400,
+            b'[{"message": "bad", "errorCode": "INVALID_OR_NULL_FOR_RESTRICTED_PICKLIST"}]',
+            "fixable",
+            None,
+        ),
+        (400, b'{"code": "invalid_input", "message": "invalid input in field name"}', "fixable", None),
+        (
+            500,
+            b'{"code": "internal", "message": "An internal error has occurred."}',
+            "transient",
+            "unknown_outcome",
+        ),
+        # a 429 is itself specific: a per-minute quota is a rate limit
+        (429, b'{"error": {"code": "quota_exceeded", "message": "slow down"}}', "transient", "not_executed"),
+    ],
+)
+def test_a_body_code_that_names_a_state_beats_the_status_class(
+    status: int, body: bytes, kind: str, outcome: str | None
+) -> None:
+    verdict = inspect_result("x", exception=_status_error(status, body))
+    assert (verdict.kind, verdict.outcome) == (kind, outcome)
+
+
+def test_a_code_in_the_message_of_an_sdk_error_is_read() -> None:
+    # simple-salesforce and minio put the service's code in the message, not a body
+    SalesforceMalformedRequest = fake("simple_salesforce.exceptions", "SalesforceMalformedRequest")
+    exc = with_attrs(
+        SalesforceMalformedRequest(
+            "Malformed request https://x/services/data/v59.0/sobjects/Contact/. Response content: "
+            "[{'message': 'duplicate value found', 'errorCode': 'DUPLICATE_VALUE', 'fields': []}]"
+        ),
+        response=Response(400),
+    )
+    assert inspect_result("x", exception=exc).kind == "ambiguous"
+    S3Error = fake("minio.error", "S3Error")
+    exc = with_attrs(
+        S3Error("S3 operation failed; code: XMinioAdminBucketQuotaExceeded, message: Bucket quota exceeded"),
+        response=Response(400),
+    )
+    assert inspect_result("x", exception=exc).kind == "unrecoverable"
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ('HTTP Error 400: {"error": {"code": "feature_not_enabled", "message": "x"}}', "unrecoverable"),
+        (
+            "400 Bad Request: [{'message': 'duplicate value found', 'errorCode': 'DUPLICATE_VALUE'}]",
+            "ambiguous",
+        ),
+        ('HTTP Error 400: {"error": {"code": "invalid_input", "message": "x"}}', "fixable"),
+        ("400 Bad Request: Error code: no_space_left_on_device.", "unrecoverable"),
+        # a code without a key is prose, not a code
+        ("400 Bad Request: the feature_not_enabled flag was sent", "fixable"),
+    ],
+)
+def test_a_body_code_in_a_text_beats_the_status_class(text: str, kind: str) -> None:
+    assert inspect_result(text, is_error=True).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        # a service that will not say whether the thing is missing or hidden: stays ambiguous
+        (
+            "ApiError: There is no content with the given id, or the calling user does not have "
+            "permission to view the content",
+            "ambiguous",
+        ),
+        ("Object 'ANALYTICS.PUBLIC.T' does not exist or not authorized.", "ambiguous"),
+        ("HTTP 403: Forbidden: you do not have permission to view it", "unrecoverable"),
+        # MySQL's SQLSTATE 42000 is also a syntax error's: the message says which
+        (
+            "OperationalError: (1142, \"SELECT command denied to user 'r'@'127.0.0.1' for table `s`.`t`\")",
+            "unrecoverable",
+        ),
+        (
+            "OperationalError: (1226, \"User 'b' has exceeded the 'max_user_connections' resource "
+            '(current value: 1)")',
+            "transient",
+        ),
+        (
+            "OperationalError: (1226, \"User 't' has exceeded the 'max_queries_per_hour' resource "
+            '(current value: 2)")',
+            "unrecoverable",
+        ),
+        # an API key missing or refused; billing not enabled
+        ("GeocoderQueryError: The provided API key is invalid.", "unrecoverable"),
+        ("ValueError: Must provide API key or enterprise credentials when creating client.", "unrecoverable"),
+        ("GeocoderQueryError: You must enable Billing on the Google Cloud Project", "unrecoverable"),
+    ],
+)
+def test_state_and_hidden_resources_in_library_messages(text: str, kind: str) -> None:
+    assert inspect_result(text, is_error=True).kind == kind

@@ -179,11 +179,76 @@ def by_arguments(verdict: Verdict, texts: tuple[str, ...], arguments: Any) -> Ve
     if verdict.kind != "fixable" or verdict.family not in CONTENT_FAMILIES:
         return verdict
     locators = locators_only(arguments)
+    if locators is None and (_parsed_beyond(texts, arguments) or _validated_elsewhere(texts, arguments)):
+        return replace(verdict, kind="ambiguous", rule=None, family=TOOL_INPUT_FAMILY)
     if not locators or _quotes_a_locator(texts, locators):
         return verdict  # a value the model wrote may be it; no argument at all: about the call
     if any(_ABOUT_THE_CALL.search(text, 0, 8192) for text in texts[:2]):  # not the causes'
         return verdict
     return replace(verdict, kind="ambiguous", rule=None, family=TOOL_INPUT_FAMILY)
+
+
+# A parser's position in its input: a character offset, or a line and a column.
+_POSITION = re.compile(
+    r"\(char (\d{1,9})\)|\bat (?:position|offset|char(?:acter)?) (\d{1,9})"
+    r"|\b[Ll]ine:? (\d{1,9}),? [Cc]ol(?:umn)?:? ?(\d{1,9})"
+)
+
+
+def _parsed_beyond(texts: tuple[str, ...], arguments: Any) -> bool:
+    """Does the parser report a position that no string the model wrote reaches (``(char
+    40)`` when no argument is longer than 40 characters, ``line 2`` when none has two lines)?
+    Then it parsed something else: a file or a response the tool read."""
+    leaves = _all_leaves(arguments)
+    if not leaves or len(leaves) > _MAX_LEAVES:
+        return False
+    for text in texts[:2]:
+        for match in _QUOTED.finditer(text, 0, 4096):
+            span = next(g for g in match.groups() if g is not None)
+            if len(span) >= 2 and any(span in leaf for leaf, _ in leaves):
+                return False  # it quotes what the model wrote ('YYYY' of a format it gave)
+    longest = max(len(leaf) for leaf, _ in leaves)
+    most_lines = max(leaf.count("\n") + 1 for leaf, _ in leaves)
+    found = False
+    for text in texts[:2]:
+        if not ("char" in text or "at " in text or "ine" in text):
+            continue
+        for match in _POSITION.finditer(text, 0, 4096):
+            offset = match.group(1) or match.group(2)
+            if offset is not None:
+                if int(offset) <= longest:
+                    return False
+            else:
+                line, column = int(match.group(3)), int(match.group(4))
+                if line <= most_lines and (line > 1 or column <= longest + 1):
+                    return False
+            found = True
+    return found
+
+
+# pydantic's report of the value it rejected: ``input_value='pending', input_type=str``.
+_INPUT_VALUE = re.compile(
+    r"input_value=(?:'([^'\n]{0,300})'|\"([^\"\n]{0,300})\"|(-?\d[\d.eE+-]{0,40}))[,\]]"
+)
+
+
+def _validated_elsewhere(texts: tuple[str, ...], arguments: Any) -> bool:
+    """Does a validator name, as the values it rejected, only values the model did not write
+    (pydantic's ``input_value='pending'`` in the SDK's model of a response, where the model
+    gave a task's id)? A value the model wrote, or one made from it, keeps the verdict."""
+    leaves = _all_leaves(arguments)
+    if not leaves or len(leaves) > _MAX_LEAVES:
+        return False
+    found = False
+    for text in texts[:2]:
+        if "input_value=" not in text:
+            continue
+        for match in _INPUT_VALUE.finditer(text, 0, 8192):
+            value = next(g for g in match.groups() if g is not None)
+            if not value or any(value in leaf or leaf in value for leaf, _ in leaves if leaf):
+                return False
+            found = True
+    return found
 
 
 # --- a name the model wrote that does not exist ---------------------------------------------

@@ -695,6 +695,13 @@ def _classify(det: Detection, exception: BaseException | None, depth: int = 0) -
                     strong = _ranked((said.structure, said.words), worst=2)
                     if strong is not None and strong.kind != top.kind:
                         return _verdict(det, strong, facts, said)
+                    coded = _code_over_status(
+                        top_link.status, top.kind, top_link.codes, _said_texts(top_link)
+                    )
+                    if coded is not None:
+                        if coded.kind is None:
+                            return _verdict(det, None, facts, said, family=coded.family)
+                        return _verdict(det, coded, facts, said)
                 elif top.kind == "fixable":
                     # a parser's or validator's class: what its message says of the state
                     # (a refused unsafe tag, a limit) ranks above it
@@ -725,6 +732,13 @@ def _classify(det: Detection, exception: BaseException | None, depth: int = 0) -
     if ev.decisive is not None:
         return _verdict(det, None, facts, ev, family=ev.decisive.family)
     hit = _best(ev)
+    if hit is not None and ev.http is not None and hit in ev.status:
+        view = det.view if det.view is not None else det.window
+        coded = _code_over_status(ev.http, hit.kind, (), (view,))
+        if coded is not None:
+            if coded.kind is None:
+                return _verdict(det, None, facts, ev, family=coded.family)
+            return _verdict(det, coded, facts, ev)
     if hit is not None:
         return _verdict(det, hit, facts, ev)
     if template is not None and template.kind is not None:
@@ -820,6 +834,53 @@ _TEXT_CLASS_NAME = re.compile("|".join(sorted(_TEXT_VALUE_CLASSES)))  # in every
 _NAME_TOKEN = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
 _QUOTED_CODE = re.compile(r"""['"](?:error|code|reason|type)['"]\s*:\s*['"]([A-Za-z][A-Za-z_.]{2,80})['"]""")
 _NAME_TAILS = frozenset({"error", "exception", "exc", "fault"})
+# An API error code a message or body names by its key (``'errorCode': 'DUPLICATE_VALUE'``,
+# ``Error code: feature_not_enabled``, ``code: XMinioAdminBucketQuotaExceeded``).
+_BODY_CODE = re.compile(
+    r"""(?:['"](?:error_?[Cc]ode|errorCode|code|reason)['"]\s*:\s*['"]|\b[Ee]rror [Cc]ode: |\bcode: )"""
+    r"""([A-Za-z][A-Za-z0-9_.]{2,80})"""
+)
+_CODE_SHAPE = re.compile(r"_|[a-z][A-Z]|^[A-Z]{4,}$")
+
+
+def _said_texts(link: Link) -> tuple[str, ...]:
+    return (link.message, link.body) if link.body else (link.message,)
+
+
+def _code_over_status(
+    status: int | None, status_kind: str | None, codes: Iterable[str], texts: Iterable[str]
+) -> _Hit | None:
+    """A code of the body that names a state (``feature_not_enabled``, ``DUPLICATE_VALUE``,
+    ``UNABLE_TO_LOCK_ROW``) over the HTTP status class it came with: the first code whose words
+    say anything decides, and only a kind other than the status's and other than fixable (the
+    status beats a fixable word). A 429 is itself specific and keeps its kind."""
+    if status is None or status == 429 or status < 400:
+        return None
+    names = list(codes)
+    for text in texts:
+        if "ode" in text or "reason" in text:
+            names.extend(m.group(1) for m in _BODY_CODE.finditer(text, 0, R.WINDOW_CHARS))
+    for name in names[:16]:
+        if not _CODE_SHAPE.search(name):
+            continue
+        hit = name_hit(name)
+        if hit is None:
+            continue
+        if hit.kind == "fixable" or hit.kind == status_kind or _says_fixable(name):
+            return None  # INVALID_OR_NULL_FOR_RESTRICTED_PICKLIST: the status's reading holds
+        return hit
+    return None
+
+
+@lru_cache(maxsize=1024)
+def _says_fixable(name: str) -> bool:
+    joined = f" {' '.join(t.lower() for t in _NAME_TOKEN.findall(name))} "
+    return any(
+        f" {phrase} " in joined
+        for kind, _, _, phrases in R.NAME_PHRASES
+        if kind == "fixable"
+        for phrase in phrases
+    )
 
 
 @lru_cache(maxsize=4096)

@@ -40,6 +40,8 @@ STATE_WORDS: tuple[Word, ...] = (
     _trap("udget exceeded", "quota", "cloud budgets"),
     _trap("udget has been exceeded", "quota", "cloud budgets"),
     _trap("pgrade your plan", "quota", "plan limits ('upgrade your plan')"),
+    _trap("nable Billing", "quota", "Google 'You must enable Billing on the Google Cloud Project'"),
+    _trap("nable billing", "quota", "'enable billing' for the project or account"),
     _trap("limit of your plan", "quota", "plan limits"),
     _trap("lan limit", "quota", "plan limits ('plan limit reached')"),
     _trap("ubscription has expired", "quota", "subscription state"),
@@ -55,6 +57,7 @@ STATE_WORDS: tuple[Word, ...] = (
     _trap("torage limit", "disk_full", "storage limits"),
     _trap("isk quota exceeded", "disk_full", "strerror(EDQUOT)"),
     Word("o space left on device", U, "disk_full", None, "strerror(ENOSPC), lower-case in Go and Docker"),
+    Word("space left on the device", U, "disk_full", None, "ENOSPC in prose"),
     _trap("isk full", "disk_full", "'disk full' (databases, SMTP 452/552)"),
     _trap("isk is full", "disk_full", "'the disk is full'"),
     _trap("isk usage exceeded", "disk_full", "Elasticsearch flood-stage watermark block"),
@@ -87,6 +90,11 @@ STATE_WORDS: tuple[Word, ...] = (
 # ---------------------------------------------------------------------------------------------
 
 
+_MISSING_BEFORE = (
+    r"(?:not found|does not exist|doesn't exist|no such|[Nn]o \w+ with the given \w+)[^.\n]{0,80}\Z"
+)
+
+
 def _stays(text: str, family: str, source: str, boundary: bool = False) -> Word:
     return Word(text, None, family, None, source, boundary=boundary, decisive=True)
 
@@ -112,6 +120,28 @@ CONFLICT_WORDS: tuple[Word, ...] = (
     _stays("NXDOMAIN", "not_found", "DNS rcode 3 (RFC 1035)", boundary=True),
     _stays("query name does not exist", "not_found", "dnspython NXDOMAIN"),
     _stays("ser unknown", "not_found", "SMTP 550 5.1.1 'User unknown'"),
+    # "not found, or you may not see it": the service will not say which (Atlassian, Snowflake,
+    # AWS and others hide what the caller may not read behind a not-found)
+    *(
+        Word(
+            text,
+            None,
+            "not_found",
+            None,
+            "'no X with the given id, or no permission to view it'",
+            only_before=_MISSING_BEFORE,
+            decisive=True,
+        )
+        for text in (
+            "or the calling user does not have permission",
+            "or you do not have permission",
+            "or you don't have permission",
+            "or you do not have access",
+            "or you don't have access",
+            "or not authorized",
+            "or access is denied",
+        )
+    ),
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -125,6 +155,7 @@ TEMPORARY_WORDS: tuple[Word, ...] = (
     Word("toomanyrequests", T, "rate_limit", NE, "Docker registry error code"),
     Word("ry again in ", T, "rate_limit", NE, "'Please try again in 20s'", only_after=r"\d"),
     Word("oo many connections", T, "busy", NE, "FTP/SMTP 421, MySQL 1040"),
+    Word("'max_user_connections' resource", T, "busy", NE, "MySQL 1226 for connections held now"),
     Word("max number of clients reached", T, "busy", NE, "Redis maxclients"),
     Word("Redis is loading the dataset", T, "unavailable", NE, "Redis LOADING"),
     Word("Redis is busy", T, "busy", NE, "Redis BUSY (a script runs)"),
@@ -254,6 +285,18 @@ _U_WORDS: tuple[tuple[str, str, str], ...] = (
     ("no_permission", "permission", "Slack no_permission"),
     ("restricted_action", "permission", "Slack restricted_action"),
     ("Bad credentials", "auth", "GitHub 401 'Bad credentials'"),
+    # an API key that is missing or refused, as SDKs and services word it
+    ("PI key is invalid", "auth", "'The provided API key is invalid' (Google Maps, geocoders)"),
+    ("PI key not valid", "auth", "Google 'API key not valid. Please pass a valid API key.'"),
+    ("PI key is not valid", "auth", "'API key is not valid'"),
+    ("ust provide API key", "auth", "googlemaps 'Must provide API key or enterprise credentials'"),
+    ("ust provide an API key", "auth", "'You must provide an API key'"),
+    ("equires an API key", "auth", "'this endpoint requires an API key'"),
+    ("PI key is required", "auth", "'API key is required'"),
+    ("issing API key", "auth", "'Missing API key'"),
+    # MySQL / MariaDB server errors whose SQLSTATE (42000) is also the syntax errors'
+    ("command denied to user", "permission", "MySQL 1142 / 1143 ER_TABLE/COLUMNACCESS_DENIED_ERROR"),
+    ("_per_hour' resource", "quota", "MySQL 1226 ER_USER_LIMIT_REACHED for an hourly limit"),
 )
 AUTH_WORDS: tuple[Word, ...] = tuple(
     Word(text, U, family, None, source, boundary=text.replace("_", "").isalpha() and " " not in text)
@@ -707,7 +750,12 @@ NAME_PHRASES: tuple[tuple[RuleKind | None, str, RuleOutcome | None, tuple[str, .
         None,
         ("not found", "notfound", "no such", "does not exist", "missing resource", "resource missing"),
     ),
-    (None, "conflict", None, ("already exists", "exists", "conflict", "in use", "duplicate", "already")),
+    (
+        None,
+        "conflict",
+        None,
+        ("already exists", "exists", "conflict", "in use", "duplicate", "duplicates", "already"),
+    ),
     (
         U,
         "permission",
@@ -737,6 +785,12 @@ NAME_PHRASES: tuple[tuple[RuleKind | None, str, RuleOutcome | None, tuple[str, .
             "blocked",
             "unsafe",
             "credentials",
+            "not enabled",
+            "insufficient access",
+            "insufficient privileges",
+            "insufficient permissions",
+            "insufficient scope",
+            "no space",
             "invalid token",
             "invalid auth",
             "access key",
@@ -745,8 +799,13 @@ NAME_PHRASES: tuple[tuple[RuleKind | None, str, RuleOutcome | None, tuple[str, .
         ),
     ),
     (T, "rate_limit", NE, ("throttling", "throttled", "rate limit", "ratelimit", "ratelimited", "slow down")),
-    (T, "unavailable", NE, ("unavailable", "overloaded", "busy", "too many requests", "try again")),
-    (T, "timeout", UO, ("timeout", "timed out")),
+    (
+        T,
+        "unavailable",
+        NE,
+        ("unavailable", "overloaded", "busy", "too many requests", "try again", "unable to lock"),
+    ),
+    (T, "timeout", UO, ("timeout", "timed out", "running too long")),
     (
         F,
         "bad_arguments",
