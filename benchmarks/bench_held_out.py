@@ -122,6 +122,24 @@ FRESH_15C = (
     "sqlite_utils_",
 )
 
+# Libraries added in the sixteenth session by helpers who did not read the rules (arguments
+# recorded), measured once against the rules of that session. geopy_, googlemaps_, hcloud_ and
+# simpleeval_ had their misses at an earlier step of those rules printed once by a mistaken
+# run over every module; no rule was written after it.
+FRESH_16 = (
+    "hcloud_",
+    "googlemaps_",
+    "clickhouse_connect_",
+    "polars_",
+    "simpleeval_",
+    "pyjwt_",
+    "geopy_",
+    "atlassian_",
+    "pymysql_",
+    "jsonpatch_",
+    "pycountry_",
+)
+
 
 def held_out(module: str) -> bool:
     """The test split: modules never looked at while rules were written (a third of the
@@ -147,6 +165,8 @@ def split_of(module: str) -> str:
         return "fresh (session 15, second set)"
     if module in FRESH_15C:
         return "fresh (session 15, third set)"
+    if module in FRESH_16:
+        return "fresh (session 16)"
     return "test (held out)" if held_out(module) else "dev"
 
 

@@ -157,13 +157,20 @@ def _real_texts() -> list[str]:
     return texts
 
 
+CARRIED_KEY = "AIzaSyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvW"  # libraries/googlemaps_.py
+
+
 def test_precision_on_real_outputs_and_real_error_texts() -> None:
     """1,351 real successful tool outputs (source code, READMEs, listings, JSON) and every
-    text of the live and held-out error corpora (about 7,800): none holds a credential,
-    and none is changed."""
+    text of the live and held-out error corpora (about 7,800): none holds a credential but
+    the one key a corpus library sends in its URLs (masked), and none other is changed."""
     texts = _real_texts()
     assert len(texts) > 9000
-    changed = {text[:200] for text in texts if mask_secrets(text) is not text}
+    # The credentials the corpus carries on purpose (the googlemaps client sends its API key
+    # in the URL, which its errors restate): masked wherever they are, never restated.
+    carried = [text for text in texts if CARRIED_KEY in text]
+    assert carried and all(CARRIED_KEY not in mask_secrets(text) for text in carried)
+    changed = {text[:200] for text in texts if CARRIED_KEY not in text and mask_secrets(text) is not text}
     # The known false positives (measured: 4 of about 12,700 texts, two cases): MCP's
     # template puts a tool named ``write_secret`` before the message, and the message's
     # first word, 13 characters with a symbol, reads as that secret's value. Masking a

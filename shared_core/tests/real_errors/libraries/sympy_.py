@@ -20,13 +20,15 @@ to trigger there).
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from generate import A, Case, F, U, _catch
 
-from . import _serve
+from . import _pkgcopy, _serve
 
 if TYPE_CHECKING:
     from libraries import Context
@@ -185,7 +187,7 @@ def cases(ctx: Context) -> Iterator[Case]:
     # (slug, cause, the model's arguments, call); the output file is the tool's
     missing: list[tuple[str, str, dict[str, Any], Callable[[], Any]]] = [
         ("latex-no-antlr", "antlr4 not installed", {"latex": r"\frac{1}{2}"}, lambda: parse_latex(r"\frac{1}{2}")),
-        ("latex-no-lark", "lark not installed", {"latex": r"\frac{1}{2}", "backend": "lark"}, lambda: parse_latex(r"\frac{1}{2}", backend="lark")),
+        ("latex-no-lark", "lark not installed", {"latex": r"\frac{1}{2}", "backend": "lark"}, lambda: _without_lark(ctx.tmp)),
         ("lambdify-tensorflow", "tensorflow not installed", {"expression": "x", "backend": "tensorflow"}, lambda: sympy.lambdify(x, x, "tensorflow")),
         ("lambdify-jax", "jax not installed", {"expression": "x", "backend": "jax"}, lambda: sympy.lambdify(x, x, "jax")),
         (
@@ -199,3 +201,11 @@ def cases(ctx: Context) -> Iterator[Case]:
     ]  # fmt: skip
     for name, cause, args, fn in missing:
         yield Case(f"sympy-{name}", LIBRARY, cause, U, None, _catch(fn), "render_formula", arguments=args)
+
+
+def _without_lark(tmp: Path) -> Any:
+    """sympy's LaTeX parser with its lark backend, in an installation without lark (another
+    corpus library, lark_, installs it beside sympy)."""
+    with _pkgcopy.broken_install(tmp, ["sympy", "mpmath"], hide=("lark",)):
+        latex = importlib.import_module("sympy.parsing.latex")
+        return latex.parse_latex(r"\frac{1}{2}", backend="lark")
