@@ -101,6 +101,12 @@ _QUOTED = re.compile(r"'([^'\n]{1,300})'|\"([^\"\n]{1,300})\"|`([^`\n]{1,300})`"
 _MAX_LEAVES = 256
 
 
+def _quoted_spans(text: str, end: int) -> Iterator[str]:
+    """What ``text`` quotes (in single, double or back quotes) in its first ``end`` characters."""
+    for match in _QUOTED.finditer(text, 0, end):
+        yield next(g for g in match.groups() if g is not None)
+
+
 def _is_locator_name(name: str) -> bool:
     if _CAMEL_ID.search(name):
         return True
@@ -152,7 +158,10 @@ def _all_leaves(arguments: Any) -> list[tuple[str, bool]] | None:
 def locators_only(arguments: Any) -> tuple[str, ...] | None:
     """The locators of ``arguments`` when the model wrote no other value (``()`` for no
     argument at all), else ``None``; ``None`` too for arguments that are not JSON values."""
-    leaves = _all_leaves(arguments)
+    return _locators(_all_leaves(arguments))
+
+
+def _locators(leaves: list[tuple[str, bool]] | None) -> tuple[str, ...] | None:
     if leaves is None or len(leaves) > _MAX_LEAVES or not all(locator for _, locator in leaves):
         return None
     return tuple(leaf for leaf, _ in leaves)
@@ -161,8 +170,7 @@ def locators_only(arguments: Any) -> tuple[str, ...] | None:
 def _quotes_a_locator(texts: tuple[str, ...], locators: tuple[str, ...]) -> bool:
     """Does a message quote one of the locators as the value it rejected?"""
     for text in texts:
-        for match in _QUOTED.finditer(text, 0, 8192):
-            span = next(g for g in match.groups() if g is not None)
+        for span in _quoted_spans(text, 8192):
             for leaf in locators:
                 if span == leaf or (
                     len(leaf) >= 3 and len(span) >= 3 and (span.endswith(leaf) or leaf.endswith(span))
@@ -178,8 +186,14 @@ def by_arguments(verdict: Verdict, texts: tuple[str, ...], arguments: Any) -> Ve
     argument's error, about the call). ``texts``: the messages classification read."""
     if verdict.kind != "fixable" or verdict.family not in CONTENT_FAMILIES:
         return verdict
-    locators = locators_only(arguments)
-    if locators is None and (_parsed_beyond(texts, arguments) or _validated_elsewhere(texts, arguments)):
+    leaves = _all_leaves(arguments)
+    locators = _locators(leaves)
+    if (
+        locators is None
+        and leaves
+        and len(leaves) <= _MAX_LEAVES
+        and (_parsed_beyond(texts, leaves) or _validated_elsewhere(texts, leaves))
+    ):
         return replace(verdict, kind="ambiguous", rule=None, family=TOOL_INPUT_FAMILY)
     if not locators or _quotes_a_locator(texts, locators):
         return verdict  # a value the model wrote may be it; no argument at all: about the call
@@ -195,16 +209,13 @@ _POSITION = re.compile(
 )
 
 
-def _parsed_beyond(texts: tuple[str, ...], arguments: Any) -> bool:
+def _parsed_beyond(texts: tuple[str, ...], leaves: list[tuple[str, bool]]) -> bool:
     """Does the parser report a position that no string the model wrote reaches (``(char
     40)`` when no argument is longer than 40 characters, ``line 2`` when none has two lines)?
-    Then it parsed something else: a file or a response the tool read."""
-    leaves = _all_leaves(arguments)
-    if not leaves or len(leaves) > _MAX_LEAVES:
-        return False
+    Then it parsed something else: a file or a response the tool read. ``leaves``: the
+    arguments' (:func:`_all_leaves`), at least one."""
     for text in texts[:2]:
-        for match in _QUOTED.finditer(text, 0, 4096):
-            span = next(g for g in match.groups() if g is not None)
+        for span in _quoted_spans(text, 4096):
             if len(span) >= 2 and any(span in leaf for leaf, _ in leaves):
                 return False  # it quotes what the model wrote ('YYYY' of a format it gave)
     longest = max(len(leaf) for leaf, _ in leaves)
@@ -232,13 +243,10 @@ _INPUT_VALUE = re.compile(
 )
 
 
-def _validated_elsewhere(texts: tuple[str, ...], arguments: Any) -> bool:
+def _validated_elsewhere(texts: tuple[str, ...], leaves: list[tuple[str, bool]]) -> bool:
     """Does a validator name, as the values it rejected, only values the model did not write
     (pydantic's ``input_value='pending'`` in the SDK's model of a response, where the model
     gave a task's id)? A value the model wrote, or one made from it, keeps the verdict."""
-    leaves = _all_leaves(arguments)
-    if not leaves or len(leaves) > _MAX_LEAVES:
-        return False
     found = False
     for text in texts[:2]:
         if "input_value=" not in text:
@@ -276,8 +284,7 @@ def _named_values(texts: tuple[str, ...], exception: BaseException | None) -> tu
         names.append(str(exception.args[0]))
     numbers: list[int] = []
     for text in texts:
-        for match in _QUOTED.finditer(text, 0, 4096):
-            names.append(next(g for g in match.groups() if g is not None))
+        names.extend(_quoted_spans(text, 4096))
         numbers.extend(int(n) for n in _NUMBER.findall(text[:4096]) if len(n) < 19)
     return [n for n in names if len(n.strip()) >= 2], numbers
 

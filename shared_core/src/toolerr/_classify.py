@@ -698,9 +698,7 @@ def _classify(det: Detection, exception: BaseException | None, depth: int = 0) -
                     coded = _code_over_status(
                         top_link.status, top.kind, top_link.codes, _said_texts(top_link)
                     )
-                    if coded is not None:
-                        if coded.kind is None:
-                            return _verdict(det, None, facts, said, family=coded.family)
+                    if coded is not None:  # a kind-less code (a conflict) is ambiguous
                         return _verdict(det, coded, facts, said)
                 elif top.kind == "fixable":
                     # a parser's or validator's class: what its message says of the state
@@ -734,11 +732,7 @@ def _classify(det: Detection, exception: BaseException | None, depth: int = 0) -
     hit = _best(ev)
     if hit is not None and ev.http is not None and hit in ev.status:
         view = det.view if det.view is not None else det.window
-        coded = _code_over_status(ev.http, hit.kind, (), (view,))
-        if coded is not None:
-            if coded.kind is None:
-                return _verdict(det, None, facts, ev, family=coded.family)
-            return _verdict(det, coded, facts, ev)
+        hit = _code_over_status(ev.http, hit.kind, (), (view,)) or hit
     if hit is not None:
         return _verdict(det, hit, facts, ev)
     if template is not None and template.kind is not None:
@@ -750,9 +744,7 @@ def _classify(det: Detection, exception: BaseException | None, depth: int = 0) -
                     return _verdict(det, hit, facts, ev)
     named = _named(det, facts, ev)
     if named is not None:
-        if named.kind is None:
-            return _verdict(det, None, facts, ev, family=named.family)
-        return _verdict(det, named, facts, ev)
+        return _verdict(det, named, facts, ev)  # kind-less: ambiguous, with its family
     if facts is not None:
         for link in facts.links[1:]:
             for hit in _link_hits(link):
@@ -765,9 +757,7 @@ def _classify(det: Detection, exception: BaseException | None, depth: int = 0) -
         return _verdict(det, _RETRY_AFTER_HIT, facts, ev)
     prior = _value_prior(det, facts, ev)
     if prior is not None:
-        if prior.kind is None:
-            return _verdict(det, None, facts, ev, family=prior.family)
-        return _verdict(det, prior, facts, ev)
+        return _verdict(det, prior, facts, ev)  # kind-less: ambiguous, with its family
     return _verdict(det, None, facts, ev)
 
 
@@ -872,15 +862,26 @@ def _code_over_status(
     return None
 
 
-@lru_cache(maxsize=1024)
 def _says_fixable(name: str) -> bool:
-    joined = f" {' '.join(t.lower() for t in _NAME_TOKEN.findall(name))} "
-    return any(
+    """Does any word of ``name`` read as the caller's mistake (``INVALID_`` of a code whose
+    first phrase says otherwise)?"""
+    joined = _name_words(name)
+    return joined is not None and any(
         f" {phrase} " in joined
         for kind, _, _, phrases in R.NAME_PHRASES
         if kind == "fixable"
         for phrase in phrases
     )
+
+
+@lru_cache(maxsize=4096)
+def _name_words(name: str) -> str | None:
+    """``name``'s words, lower-case, space-separated and padded (``" sending paused "`` of
+    ``SendingPausedException``), its class-name tail dropped; ``None`` when none is left."""
+    tokens = [t.lower() for t in _NAME_TOKEN.findall(name)]
+    while tokens and tokens[-1] in _NAME_TAILS:
+        tokens.pop()
+    return f" {' '.join(tokens)} " if tokens else None
 
 
 @lru_cache(maxsize=4096)
@@ -890,12 +891,9 @@ def name_hit(name: str) -> _Hit | None:
     knows the name (:data:`toolerr._rules.NAME_PHRASES`)."""
     if name.startswith("_"):
         return None  # a library's private class (grpc's _InactiveRpcError) names no condition
-    tokens = [t.lower() for t in _NAME_TOKEN.findall(name)]
-    while tokens and tokens[-1] in _NAME_TAILS:
-        tokens.pop()
-    if not tokens:
+    joined = _name_words(name)
+    if joined is None:
         return None
-    joined = f" {' '.join(tokens)} "
     for kind, family, outcome, phrases in R.NAME_PHRASES:
         for phrase in phrases:
             if f" {phrase} " in joined:
