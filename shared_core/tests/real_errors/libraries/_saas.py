@@ -11,6 +11,8 @@ cause. ``Date`` and ``Server`` are fixed so that the stored texts are stable.
 
 from __future__ import annotations
 
+import datetime
+import ipaddress
 import json
 import socket
 import struct
@@ -19,6 +21,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import generate
@@ -148,6 +151,14 @@ def catch(fn: Callable[[], Any]) -> BaseException:
     raise AssertionError(f"{fn} raised nothing")
 
 
+def caught(key: str, fn: Callable[[], Any]) -> BaseException:
+    """:func:`catch`, naming the case ``key`` when ``fn`` raised nothing."""
+    try:
+        return catch(fn)
+    except AssertionError:
+        raise AssertionError(key) from None
+
+
 # The connection-level causes every module triggers through its SDK: (key, kind, outcome,
 # cause); ``refused`` and ``dns`` are reached through another base URL (the dead port, a
 # ``.invalid`` name), the others through the service's ``hang`` / ``reset`` / ``close``.
@@ -165,3 +176,38 @@ def dead_base(ctx: Any) -> str:
 
 
 DNS_BASE = "http://api.unreachable-host.invalid"
+
+
+def certificate(tmp: Path, stem: str, common_name: str = "127.0.0.1") -> tuple[str, str]:
+    """A self-signed certificate for 127.0.0.1 and its key, written as ``stem``.pem / .key in
+    ``tmp`` (made for this run; no stored text shows it): for a stand-in served over TLS."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(days=1))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), False
+        )
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_path, key_path = tmp / f"{stem}.pem", tmp / f"{stem}.key"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+    )
+    return str(cert_path), str(key_path)

@@ -65,7 +65,7 @@ from typing import Any
 import generate
 
 from libraries import _saas
-from libraries._saas import NE, UO, A, F, Reply, T, U
+from libraries._saas import NE, UO, A, F, Reply, T, U, caught
 
 LIBRARY = "atlassian-python-api"
 REQUIRES = ["atlassian-python-api==5.0.5"]
@@ -167,12 +167,6 @@ def _cases(ctx: Any) -> Iterator[generate.Case]:
         args: dict[str, Any],
     ) -> generate.Case:
         return generate.Case(f"atlassian-{cid}", LIBRARY, cause, kind, outcome, exc, tool, arguments=args)
-
-    def caught(key: str, fn: Callable[[], Any]) -> BaseException:
-        try:
-            return _saas.catch(fn)
-        except AssertionError:
-            raise AssertionError(key) from None
 
     auth = {"username": "svc-agent", "password": "ATATT3xFfGF0-acme-agent-token", "timeout": 1}
     docs = ctx.tmp / "outbox"

@@ -30,13 +30,10 @@ transient, not executed; 500 and read timeouts / resets -> transient, unknown ou
 
 from __future__ import annotations
 
-import datetime
-import ipaddress
 import logging
 import ssl
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import generate
@@ -416,40 +413,6 @@ def _calls() -> dict[str, tuple[str, dict[str, Any], Any]]:
     }
 
 
-def _certificate(tmp: Path) -> tuple[str, str]:
-    """A self-signed certificate for 127.0.0.1 (made for this run; no text shows it)."""
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
-    now = datetime.datetime.now(datetime.timezone.utc)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(days=1))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(
-            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), False
-        )
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), True)
-        .sign(key, hashes.SHA256())
-    )
-    cert_path, key_path = tmp / "dropbox-stand-in.pem", tmp / "dropbox-stand-in.key"
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-        )
-    )
-    return str(cert_path), str(key_path)
-
-
 @contextmanager
 def _tls_service(ctx: Any, cert: str, key: str) -> Iterator[_saas.Service]:
     tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -466,7 +429,7 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
     from dropbox.dropbox_client import HOST_API, HOST_CONTENT, HOST_NOTIFY
 
     calls = _calls()
-    cert, key = _certificate(ctx.tmp)
+    cert, key = _saas.certificate(ctx.tmp, "dropbox-stand-in")
     logging.getLogger("dropbox").setLevel(logging.CRITICAL)  # its note on an expired token
 
     def client(host: str) -> Any:

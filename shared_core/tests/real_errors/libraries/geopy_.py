@@ -80,7 +80,7 @@ from typing import Any
 import generate
 
 from libraries import _pkgcopy, _saas
-from libraries._saas import NE, UO, A, F, Reply, T, U
+from libraries._saas import NE, UO, A, F, Reply, T, U, caught
 
 LIBRARY = "geopy"
 REQUIRES = ["geopy==2.5.0"]
@@ -207,12 +207,6 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
         args: dict[str, Any],
     ) -> generate.Case:
         return generate.Case(f"geopy-{cid}", LIBRARY, cause, kind, outcome, exc, tool, arguments=args)
-
-    def caught(key: str, fn: Callable[[], Any]) -> BaseException:
-        try:
-            return _saas.catch(fn)
-        except AssertionError:
-            raise AssertionError(key) from None
 
     with _saas.service(ctx, "GEOPORT", "nginx") as svc:
         here = f"127.0.0.1:{svc.port}"

@@ -61,7 +61,7 @@ from typing import Any
 import generate
 
 from libraries import _pkgcopy, _saas
-from libraries._saas import NE, UO, A, F, Reply, T, U
+from libraries._saas import NE, UO, A, F, Reply, T, U, caught
 
 LIBRARY = "influxdb-client"
 REQUIRES = ["influxdb-client==1.50.0"]
@@ -252,12 +252,6 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
         args: dict[str, Any],
     ) -> generate.Case:
         return generate.Case(f"influxdb-{cid}", LIBRARY, cause, kind, outcome, exc, tool, arguments=args)
-
-    def caught(key: str, fn: Callable[[], Any]) -> BaseException:
-        try:
-            return _saas.catch(fn)
-        except AssertionError:
-            raise AssertionError(key) from None
 
     # files the tool reads at the model's request (the model wrote only the path)
     exports = ctx.tmp / "exports"

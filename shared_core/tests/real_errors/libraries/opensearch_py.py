@@ -60,19 +60,16 @@ for any reason: a guess again), sniffing, AWS SigV4 signing.
 from __future__ import annotations
 
 import asyncio
-import datetime
-import ipaddress
 import json
 import ssl
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import generate
 
 from libraries import _saas
-from libraries._saas import NE, UO, A, F, Reply, T, U
+from libraries._saas import NE, UO, A, F, Reply, T, U, caught
 
 LIBRARY = "opensearch-py"
 REQUIRES = ["opensearch-py==3.2.0", "cryptography>=41,<51"]
@@ -239,43 +236,9 @@ def _route(svc: _saas.Service, routes: dict[str, Reply], default: Reply) -> None
     svc.pick = pick  # type: ignore[method-assign]
 
 
-def _certificate(tmp: Path) -> tuple[str, str]:
-    """A self-signed certificate for 127.0.0.1 (made for this run; no text shows it)."""
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "opensearch-node1")])
-    now = datetime.datetime.now(datetime.timezone.utc)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(days=1))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(
-            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), False
-        )
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), True)
-        .sign(key, hashes.SHA256())
-    )
-    cert_path, key_path = tmp / "opensearch-node1.pem", tmp / "opensearch-node1.key"
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-        )
-    )
-    return str(cert_path), str(key_path)
-
-
 @contextmanager
 def _tls_service(ctx: Any) -> Iterator[_saas.Service]:
-    cert, key = _certificate(ctx.tmp)
+    cert, key = _saas.certificate(ctx.tmp, "opensearch-node1", "opensearch-node1")
     tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     tls.load_cert_chain(cert, key)
     with _saas.service(ctx, "OSTLSPORT", "") as svc:
@@ -307,12 +270,6 @@ def cases(ctx: Any) -> Iterator[generate.Case]:
         args: dict[str, Any],
     ) -> generate.Case:
         return generate.Case(f"opensearch-{cid}", LIBRARY, cause, kind, outcome, exc, tool, arguments=args)
-
-    def caught(key: str, fn: Callable[[], Any]) -> BaseException:
-        try:
-            return _saas.catch(fn)
-        except AssertionError:
-            raise AssertionError(key) from None
 
     # files the tool reads at the model's request (the model wrote only the path)
     imports = ctx.tmp / "imports"
