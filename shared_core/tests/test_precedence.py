@@ -337,3 +337,117 @@ def test_a_body_code_in_a_text_beats_the_status_class(text: str, kind: str) -> N
 )
 def test_state_and_hidden_resources_in_library_messages(text: str, kind: str) -> None:
     assert inspect_result(text, is_error=True).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        # a record the model named that is not there, inside a 400 or a BadRequest class
+        ("BadRequest: Chat not found", "ambiguous"),
+        ("BadRequest: Message to edit not found", "ambiguous"),
+        ("HTTPError: User 'jdoe2' does not exist.", "ambiguous"),
+        ("HTTPError: No project could be found with key 'OPSX'.", "ambiguous"),
+        (
+            'GithubException: No commit found for SHA: 0000000: 422 {"message": "No commit found"}',
+            "ambiguous",
+        ),
+        # a name that happens to be an entity noun, in the model's own vocabulary: not a record
+        ('Catalog Error: Table with name orders does not exist! Did you mean "members"?', "fixable"),
+        ('relation "orders" does not exist', "fixable"),
+        # rights the caller lacks, inside a 400
+        ("BadRequest: Not enough rights to manage pinned messages in the chat", "unrecoverable"),
+        ("BadRequest: Need administrator rights in the channel chat", "unrecoverable"),
+        ('nats: permissions violation for publish to "billing.invoices"', "unrecoverable"),
+        # stored state: versions, sequences, duplicate and foreign keys
+        ("InvalidRequest: check-and-set parameter did not match the current version", "ambiguous"),
+        ("KeyWrongLastSequenceError: nats: wrong last sequence: 2", "ambiguous"),
+        ("IntegrityError: (1062, \"Duplicate entry 'ann@example.com' for key 'email'\")", "ambiguous"),
+        (
+            "IntegrityError: (1452, 'Cannot add or update a child row: a foreign key constraint fails')",
+            "ambiguous",
+        ),
+        # limits of the installation, not of the call
+        (
+            "ValueError: Exceeds the limit (4300 digits) for integer string conversion: value has 5000 "
+            "digits; use sys.set_int_max_str_digits() to increase the limit",
+            "unrecoverable",
+        ),
+        (
+            "BadRequestError(400, 'validation_exception', 'Validation Failed: 1: this action would add "
+            "[2] shards, but this cluster currently has [1000]/[1000] maximum shards open;')",
+            "unrecoverable",
+        ),
+        ("description='maximum consumers limit reached'", "unrecoverable"),
+        ("description='maximum number of streams reached'", "unrecoverable"),
+        ("maximum number of retries exceeded", "ambiguous"),
+        ("openai.RateLimitError: Rate limit reached for gpt-4o", "transient"),
+        # a token valid from a later time; a rate limit's "budget"; a cipher's check; a code
+        # that only starts like an auth code
+        ("ImmatureSignatureError: The token is not yet valid (nbf)", "transient"),
+        ("RatelimitBudgetExceeded: Rate limit budget exceeded!", "transient"),
+        ("Budget exceeded for this billing account", "unrecoverable"),
+        ("InvalidRequest: cipher: message authentication failed", "ambiguous"),
+        ("paramiko.ssh_exception.AuthenticationException: Authentication failed.", "unrecoverable"),
+        ("400 Bad Request: Error code: invalid_api_key_actions. Error message: Unknown value", "fixable"),
+    ],
+)
+def test_named_records_rights_state_and_limits_beat_the_class(text: str, kind: str) -> None:
+    assert inspect_result(text, is_error=True).kind == kind
+
+
+NatsServerError = fake("nats.js.errors", "ServerError")
+NatsBadRequestError = fake("nats.js.errors", "BadRequestError")
+
+
+def _nats(cls: type[Exception], code: int, err_code: int, description: str) -> BaseException:
+    exc = cls()
+    return with_attrs(exc, code=code, err_code=err_code, description=description)
+
+
+@pytest.mark.parametrize(
+    ("exc", "kind", "rule"),
+    [
+        # a configuration error sent as a 500: the server's code, not the class, decides
+        (_nats(NatsServerError, 500, 10052, "invalid subject"), "fixable", "nats:10052"),
+        (
+            _nats(NatsServerError, 500, 10047, "insufficient storage resources available"),
+            "unrecoverable",
+            "nats:10047",
+        ),
+        (
+            _nats(NatsBadRequestError, 400, 10027, "maximum number of streams reached"),
+            "unrecoverable",
+            "nats:10027",
+        ),
+        (_nats(NatsBadRequestError, 400, 10058, "stream name already in use"), "ambiguous", None),
+        # a code the table leaves to the status class
+        (
+            _nats(NatsBadRequestError, 400, 10083, "consumer idle heartbeat needs to be >= 100ms"),
+            "fixable",
+            None,
+        ),
+    ],
+)
+def test_nats_jetstream_err_code_beats_the_status_class(
+    exc: BaseException, kind: str, rule: str | None
+) -> None:
+    verdict = inspect_result("", exception=exc)
+    assert verdict.kind == kind
+    if rule is not None:
+        assert verdict.rule == rule
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("nats: ServerError: code=500 err_code=10052 description='invalid subject'", "fixable"),
+        (
+            "nats: ServiceUnavailableError: code=503 err_code=10039 description='JetStream not enabled for account'",
+            "unrecoverable",
+        ),
+        ("nats: NotFoundError: code=404 err_code=10059 description='stream not found'", "ambiguous"),
+        ("nats: BadRequestError: code=400 err_code=10071 description='wrong last sequence: 2'", "ambiguous"),
+    ],
+)
+def test_nats_jetstream_err_code_in_text(text: str, kind: str) -> None:
+    assert inspect_result(text, is_error=True).kind == kind

@@ -277,6 +277,15 @@ def _marker(ev: _Evidence, marker: _Marker, text: str, start: int) -> None:
         _aws(ev, code)
     elif table == "reply":
         _reply(ev, int(code))
+    elif table == "nats":
+        rule = R.NATS_JETSTREAM.get(int(code))
+        if rule is not None:
+            if rule.kind is None:
+                ev.families.append(rule.family)
+                if ev.decisive is None:
+                    ev.decisive = _Hit(None, None, rule.family, None, True)
+            else:
+                ev.add_code(rule, f"nats:{code}")
     elif table == "retry_after" and ev.retry_after is None:
         groups = m.groupdict()
         unit = (groups.get("unit") or "").lower()

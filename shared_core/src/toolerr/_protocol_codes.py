@@ -36,7 +36,8 @@ def _reply(out: list[tuple[R.CodeRule, str]], code: Any, text: Any) -> None:
 
 def protocol_codes(exc: BaseException, display: str) -> list[tuple[R.CodeRule, str]]:
     """Codes of protocols other than HTTP that ``exc`` (of class ``display``) carries: SMTP
-    and FTP replies, WebSocket close codes; the most specific first."""
+    and FTP replies, NATS JetStream error codes, WebSocket close codes; the most specific
+    first."""
     out: list[tuple[R.CodeRule, str]] = []
     if display.startswith("smtplib."):
         code = _get(exc, "smtp_code")
@@ -56,6 +57,15 @@ def protocol_codes(exc: BaseException, display: str) -> list[tuple[R.CodeRule, s
         first = args[0] if isinstance(args, tuple) and args else None
         if isinstance(first, str) and len(first) >= 3 and first[:3].isdigit():
             _reply(out, int(first[:3]), first[4:])
+        return out
+    if display.startswith("nats."):
+        # nats-py's JetStream APIError: ``err_code`` is the server's own table, ``code`` only
+        # its HTTP-like class
+        err_code = _get(exc, "err_code")
+        if isinstance(err_code, int) and not isinstance(err_code, bool):
+            rule = R.NATS_JETSTREAM.get(err_code)
+            if rule is not None:
+                out.append((rule, f"nats:{err_code}"))
         return out
     if display.startswith("websockets."):
         for holder in (_get(exc, "rcvd"), _get(exc, "sent")):

@@ -70,7 +70,16 @@ class Marker(NamedTuple):
 
     text: str
     table: Literal[
-        "http", "grpc", "jsonrpc", "sqlstate", "errno_number", "winerror", "aws", "retry_after", "reply"
+        "http",
+        "grpc",
+        "jsonrpc",
+        "sqlstate",
+        "errno_number",
+        "winerror",
+        "aws",
+        "retry_after",
+        "reply",
+        "nats",
     ]
     pattern: str
     back: int = 0

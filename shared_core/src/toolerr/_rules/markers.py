@@ -121,6 +121,13 @@ MARKERS: tuple[Marker, ...] = (
         0,
         "'sqlstate: 40P01'",
     ),
+    Marker(
+        "err_code=",
+        "nats",
+        r"err_code=(?P<code>1\d{4})\b",
+        0,
+        "nats-py APIError 'nats: BadRequestError: code=400 err_code=10058 description=...'",
+    ),
     Marker("[Errno ", "errno_number", r"\[Errno (?P<code>-?\d+)\]", 0, "Python OSError string form"),
     Marker("[WinError ", "winerror", r"\[WinError (?P<code>\d+)\]", 0, "Python OSError on Windows"),
     Marker(

@@ -37,7 +37,9 @@ STATE_WORDS: tuple[Word, ...] = (
     _trap("ccount on hold", "account", "account state (billing hold)"),
     _trap("pend limit", "quota", "spend limits (LLM providers, cloud budgets)"),
     _trap("pending limit", "quota", "spending limits"),
-    _trap("udget exceeded", "quota", "cloud budgets"),
+    Word(
+        "udget exceeded", U, "quota", None, "cloud budgets", unless_before=r"[Rr]ate[ -]?limit b\Z", trap=True
+    ),
     _trap("udget has been exceeded", "quota", "cloud budgets"),
     _trap("pgrade your plan", "quota", "plan limits ('upgrade your plan')"),
     _trap("nable Billing", "quota", "Google 'You must enable Billing on the Google Cloud Project'"),
@@ -58,6 +60,30 @@ STATE_WORDS: tuple[Word, ...] = (
     _trap("isk quota exceeded", "disk_full", "strerror(EDQUOT)"),
     Word("o space left on device", U, "disk_full", None, "strerror(ENOSPC), lower-case in Go and Docker"),
     Word("space left on the device", U, "disk_full", None, "ENOSPC in prose"),
+    Word(
+        "to be installed",
+        U,
+        "missing_dependency",
+        None,
+        "'RS256 requires 'cryptography' to be installed' (PyJWT), 'requires lxml to be installed'",
+        only_before=r"\brequires? [\w'\"., -]{1,60}\Z",
+    ),
+    Word(
+        "aximum number of",
+        U,
+        "quota",
+        None,
+        "'maximum number of streams reached' (NATS JetStream 10027)",
+        only_after=r"[\w -]{1,60}\breached",
+    ),
+    Word(
+        "limit reached",
+        U,
+        "quota",
+        None,
+        "'maximum consumers limit reached' (NATS JetStream 10026)",
+        only_before=r"\b[Mm]aximum [\w -]{1,40}\Z",
+    ),
     _trap("isk full", "disk_full", "'disk full' (databases, SMTP 452/552)"),
     _trap("isk is full", "disk_full", "'the disk is full'"),
     _trap("isk usage exceeded", "disk_full", "Elasticsearch flood-stage watermark block"),
@@ -73,7 +99,14 @@ STATE_WORDS: tuple[Word, ...] = (
     Word("is not a swarm manager", U, "config", None, "Docker Engine 503 'This node is not a swarm manager'"),
     Word("ignature verification failed", U, "auth", None, "signed requests and webhooks (not an edit)"),
     Word("ertificate verify failed", U, "tls", None, "OpenSSL CERTIFICATE_VERIFY_FAILED"),
-    Word("uthentication failed", U, "auth", None, "git, SSH (paramiko), SMTP, databases"),
+    Word(
+        "uthentication failed",
+        U,
+        "auth",
+        None,
+        "git, SSH (paramiko), SMTP, databases; not a cipher's 'message authentication failed'",
+        unless_before=r"message a\Z",
+    ),
     Word("uthentication credentials invalid", U, "auth", None, "SMTP 535 5.7.8 (RFC 4954)"),
     Word("uthentication required", U, "auth", None, "SMTP 530 5.7.0 (RFC 4954), proxies"),
     Word("Login incorrect", U, "auth", None, "FTP 530 (vsftpd, pyftpdlib)"),
@@ -93,6 +126,20 @@ STATE_WORDS: tuple[Word, ...] = (
 _MISSING_BEFORE = (
     r"(?:not found|does not exist|doesn't exist|no such|[Nn]o \w+ with the given \w+)[^.\n]{0,80}\Z"
 )
+
+
+# Records an agent names by id or name (not a table, a column, a field or a node of a graph
+# the model itself gave: those are the model's vocabulary, fixable).
+_NOUNS = (
+    r"(?:[Uu]ser|[Cc]hat|[Mm]essage|[Rr]ecord|[Cc]ommit|[Ii]ssue|[Pp]roject|[Aa]ccount"
+    r"|[Rr]epository|[Bb]ranch|[Cc]hannel|[Cc]ustomer|[Cc]ontact|[Tt]ask|[Tt]icket|[Ss]pace"
+    r"|[Tt]eam|[Oo]rder|[Ii]nvoice|[Pp]roduct|[Pp]laylist|[Ee]vent|[Cc]alendar|[Ww]orkspace"
+    r"|[Oo]rganization|[Dd]ocument|[Pp]age|[Bb]ucket|[Cc]ollection|[Ss]tream|[Cc]onsumer)s?"
+)
+# the noun opens the message or a clause ("Chat not found", ": User 'x' does not exist", "the
+# project ..."), not a name that happens to be one ("Table with name orders does not exist")
+_ENTITY = r"(?:\A|(?<=[:.!(\['\"])|(?<=[:.!(\['\"] )|\b[Tt]h(?:e|is|at) )" + _NOUNS
+_NAMED = r"(?:'[^'\n]{0,80}'\s*|\"[^\"\n]{0,80}\"\s*|[\w.:/-]{1,60}\s+)?"
 
 
 def _stays(text: str, family: str, source: str, boundary: bool = False) -> Word:
@@ -120,6 +167,39 @@ CONFLICT_WORDS: tuple[Word, ...] = (
     _stays("NXDOMAIN", "not_found", "DNS rcode 3 (RFC 1035)", boundary=True),
     _stays("query name does not exist", "not_found", "dnspython NXDOMAIN"),
     _stays("ser unknown", "not_found", "SMTP 550 5.1.1 'User unknown'"),
+    _stays("Duplicate entry '", "conflict", "MySQL / MariaDB 1062 ER_DUP_ENTRY"),
+    _stays("foreign key constraint fails", "conflict", "MySQL 1451 / 1452: the referenced row's state"),
+    _stays("FOREIGN KEY constraint failed", "conflict", "SQLite: the referenced row's state"),
+    _stays("violates foreign key constraint", "conflict", "PostgreSQL 23503"),
+    _stays("did not match the current version", "conflict", "Vault KV v2 check-and-set"),
+    _stays("wrong last sequence", "conflict", "NATS JetStream 10071 (expected last sequence)"),
+    _stays("wrong last msg ID", "conflict", "NATS JetStream 10070"),
+    _stays(
+        "overlap with an existing",
+        "conflict",
+        "NATS JetStream 10065 'subjects overlap with an existing stream'",
+    ),
+    _stays(
+        "already in use with a different", "conflict", "NATS JetStream 10058 'stream name already in use ...'"
+    ),
+    # a record the model named by id or name that is not there: deleted, never created, or
+    # mistyped; the service's status (often a 400) does not say which
+    *(
+        Word(text, None, "not_found", None, source, only_before=before, decisive=True)
+        for text, before, source in (
+            (
+                "not found",
+                _ENTITY + r"(?: to \w+)?\s*" + _NAMED + r"\Z",
+                "'Chat not found', 'User not found' (Telegram 400)",
+            ),
+            ("does not exist", _ENTITY + r"\s*" + _NAMED + r"\Z", "'User 'jdoe2' does not exist' (Jira 400)"),
+            (
+                "found",
+                r"\b[Nn]o " + _NOUNS + r"(?: could be)? \Z",
+                "'No project could be found with key', 'No commit found for SHA'",
+            ),
+        )
+    ),
     # "not found, or you may not see it": the service will not say which (Atlassian, Snowflake,
     # AWS and others hide what the caller may not read behind a not-found)
     *(
@@ -150,6 +230,7 @@ CONFLICT_WORDS: tuple[Word, ...] = (
 
 TEMPORARY_WORDS: tuple[Word, ...] = (
     Word("ratelimited", T, "rate_limit", NE, "Slack 'ratelimited' (sent on HTTP 200 or 429)"),
+    Word("token is not yet valid", T, "not_yet_valid", NE, "JWT 'nbf' / 'iat' in the future (PyJWT)"),
     Word("ate-limit", T, "rate_limit", NE, "'rate-limited'"),
     Word("oo many requests", T, "rate_limit", NE, "'too many requests' in prose"),
     Word("toomanyrequests", T, "rate_limit", NE, "Docker registry error code"),
@@ -297,6 +378,16 @@ _U_WORDS: tuple[tuple[str, str, str], ...] = (
     # MySQL / MariaDB server errors whose SQLSTATE (42000) is also the syntax errors'
     ("command denied to user", "permission", "MySQL 1142 / 1143 ER_TABLE/COLUMNACCESS_DENIED_ERROR"),
     ("_per_hour' resource", "quota", "MySQL 1226 ER_USER_LIMIT_REACHED for an hourly limit"),
+    # rights the caller lacks, as messaging services word them inside a 400
+    ("ermissions violation", "permission", "NATS '-ERR Permissions Violation for Publish to ...'"),
+    ("ot enough rights", "permission", "Telegram Bot API 400 'not enough rights to ...'"),
+    ("dministrator rights", "permission", "Telegram Bot API 400 'need administrator rights ...'"),
+    # a library the tool needs is missing from the installation
+    ("ptional dependency", "missing_dependency", "pandas 'Missing optional dependency 'x''"),
+    # limits of the installation, not of the call
+    ("for integer string conversion", "limit", "CPython int_max_str_digits (ValueError, 3.11+)"),
+    ("larger than the maximum possible size", "memory", "NumPy 'array is too big' (ValueError)"),
+    ("shards, but this cluster currently has", "quota", "Elasticsearch/OpenSearch max shards per node"),
 )
 AUTH_WORDS: tuple[Word, ...] = tuple(
     Word(text, U, family, None, source, boundary=text.replace("_", "").isalpha() and " " not in text)
@@ -551,6 +642,74 @@ WEBSOCKET_CLOSE: dict[int, CodeRule] = {
     1013: CodeRule(T, "unavailable", NE, "try again later"),
     1014: CodeRule(T, "bad_gateway", UO, "bad gateway"),
     1015: CodeRule(U, "tls", None, "TLS handshake failure"),
+}
+
+
+# NATS JetStream API errors (``err_code``, beside an HTTP-like ``code``): nats-server's own
+# table, server/errors.json (nats-io/nats-server, 2026-08); each source is its constant. Only
+# the codes whose meaning the status class (``code``) would misread are listed: a limit, a
+# resource or a feature of the server (unrecoverable), stored state (ambiguous: a name in use,
+# an expected sequence, a missing stream or message), a configuration error sent as a 500
+# (fixable), a temporary refusal. The rest (most: a 400 for a configuration the caller sent)
+# keep the status's reading.
+def _js(kind: RuleKind | None, family: str, source: str, outcome: RuleOutcome | None = None) -> CodeRule:
+    return CodeRule(kind, family, outcome, f"NATS JetStream {source}", decisive=kind is None)
+
+
+NATS_JETSTREAM: dict[int, CodeRule] = {
+    10002: _js(U, "quota", "JSAccountResourcesExceededErr"),
+    10004: _js(T, "unavailable", "JSClusterIncompleteErr", NE),
+    10008: _js(T, "unavailable", "JSClusterNotAvailErr", NE),
+    10009: _js(T, "unavailable", "JSClusterNotLeaderErr", NE),
+    10010: _js(U, "not_enabled", "JSClusterRequiredErr"),
+    10013: _js(None, "conflict", "JSConsumerNameExistErr"),
+    10014: _js(None, "not_found", "JSConsumerNotFoundErr"),
+    10023: _js(U, "resources", "JSInsufficientResourcesErr"),
+    10026: _js(U, "quota", "JSMaximumConsumersLimitErr"),
+    10027: _js(U, "quota", "JSMaximumStreamsLimitErr"),
+    10028: _js(U, "resources", "JSMemoryResourcesExceededErr"),
+    10035: _js(U, "config", "JSNoAccountErr"),
+    10036: _js(U, "not_enabled", "JSClusterUnSupportFeatureErr"),
+    10037: _js(None, "not_found", "JSNoMessageFoundErr"),
+    10039: _js(U, "not_enabled", "JSNotEnabledForAccountErr"),
+    10043: _js(None, "not_found", "JSSequenceNotFoundErrF"),
+    10047: _js(U, "disk_full", "JSStorageResourcesExceededErr"),
+    10052: _js(F, "bad_arguments", "JSStreamInvalidConfigF (a 500)"),
+    10058: _js(None, "conflict", "JSStreamNameExistErr"),
+    10059: _js(None, "not_found", "JSStreamNotFoundErr"),
+    10060: _js(None, "conflict", "JSStreamNotMatchErr"),
+    10063: _js(None, "conflict", "JSStreamSequenceNotMatchErr (a 503)"),
+    10065: _js(None, "conflict", "JSStreamSubjectOverlapErr"),
+    10068: _js(None, "not_found", "JSStreamTemplateNotFoundErr"),
+    10070: _js(None, "conflict", "JSStreamWrongLastMsgIDErrF"),
+    10071: _js(None, "conflict", "JSStreamWrongLastSequenceErrF"),
+    10074: _js(F, "bad_arguments", "JSStreamReplicasNotSupportedErr (a 500)"),
+    10076: _js(U, "not_enabled", "JSNotEnabledErr"),
+    10096: _js(F, "bad_arguments", "JSStreamInvalidErr (a 500)"),
+    10100: _js(None, "conflict", "JSConsumerWQConsumerNotUniqueErr"),
+    10105: _js(None, "conflict", "JSConsumerExistingActiveErr"),
+    10109: _js(U, "policy", "JSStreamSealedErr"),
+    10120: _js(U, "config", "JSNoLimitsErr"),
+    10124: _js(T, "busy", "JSStreamMoveInProgressErr", NE),
+    10130: _js(None, "conflict", "JSStreamNameExistRestoreFailedErr"),
+    10148: _js(None, "conflict", "JSConsumerAlreadyExists"),
+    10149: _js(None, "not_found", "JSConsumerDoesNotExist"),
+    10158: _js(None, "conflict", "JSStreamDuplicateMessageConflict"),
+    10163: _js(T, "unavailable", "JSStreamExpectedLastSeqPerSubjectNotReady", NE),
+    10164: _js(None, "conflict", "JSStreamWrongLastSequenceConstantErr"),
+    10166: _js(U, "not_enabled", "JSMessageTTLDisabledErr"),
+    10167: _js(T, "rate_limit", "JSStreamTooManyRequests", NE),
+    10168: _js(U, "not_enabled", "JSMessageIncrDisabledErr"),
+    10174: _js(U, "not_enabled", "JSAtomicPublishDisabledErr"),
+    10180: _js(None, "conflict", "JSStreamMinLastSeqErr (a 412)"),
+    10185: _js(U, "not_enabled", "JSRequiredApiLevelErr"),
+    10188: _js(U, "not_enabled", "JSMessageSchedulesDisabledErr"),
+    10202: _js(T, "busy", "JSClusterServerMemberChangeInflightErr", NE),
+    10205: _js(U, "not_enabled", "JSBatchPublishDisabledErr"),
+    10208: _js(None, "not_found", "JSBatchPublishUnknownBatchIDErr"),
+    10210: _js(T, "rate_limit", "JSAtomicPublishTooManyInflight", NE),
+    10211: _js(T, "rate_limit", "JSBatchPublishTooManyInflight", NE),
+    10226: _js(T, "busy", "JSStreamReconfigureInProgressErr", NE),
 }
 
 # ---------------------------------------------------------------------------------------------

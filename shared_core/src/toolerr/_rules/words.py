@@ -59,7 +59,7 @@ WORDS: tuple[Word, ...] = (
         "ermissionDenied", "google.api_core", "google.api_core PermissionDenied, openai PermissionDeniedError"
     ),
     _class_word("AuthenticationError", "openai", "openai/anthropic AuthenticationError class name"),
-    Word("invalid_api_key", U, "auth", None, "OpenAI error code"),
+    Word("invalid_api_key", U, "auth", None, "OpenAI error code", only_after=r"(?!_)"),
     Word("authentication_error", U, "auth", None, "Anthropic error type"),
     Word("permission_error", U, "permission", None, "Anthropic error type"),
     Word("Payment Required", U, "quota", None, "HTTP 402 reason phrase"),
