@@ -68,9 +68,6 @@ word some messages differently (``in 'SELECT'`` was ``in 'field list'``).
 from __future__ import annotations
 
 import importlib
-import os
-import shutil
-import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -79,8 +76,9 @@ from typing import TYPE_CHECKING, Any
 
 from generate import Case, _catch
 
+from . import _mariadb as mariadb
 from . import _pkgcopy
-from ._common import NE, UO, A, F, T, U, free_port, wait_port
+from ._common import NE, UO, A, F, T, U
 
 if TYPE_CHECKING:
     from libraries import Context
@@ -98,84 +96,21 @@ Q, INS, UPD, DEL, CALL, USE = (
 )
 RUN, IMP, UPL, REP = "run_sql_file", "import_csv", "upload_csv", "run_report"
 AGENT_PASSWORD = "agent-pw-7"
-_SEARCH = os.pathsep.join([os.environ.get("PATH", ""), "/usr/sbin", "/usr/bin", "/usr/local/sbin"])
-
-
-def _which(name: str) -> str | None:
-    return shutil.which(name, path=_SEARCH)
 
 
 def available() -> str | None:
-    for name in ("mariadbd", "mariadb-install-db"):
-        if _which(name) is None:
-            return f"MariaDB's {name} is not installed (Debian package mariadb-server)"
-    return None
+    return mariadb.unavailable()
 
 
 @contextmanager
 def _mariadb(ctx: Context) -> Iterator[int]:
     """A throwaway MariaDB server on 127.0.0.1 (its data directory under ``ctx.tmp``)."""
-    mariadbd, install = _which("mariadbd"), _which("mariadb-install-db")
-    assert mariadbd is not None and install is not None
-    base = ctx.tmp / "mariadb"
-    data, imports = base / "data", ctx.tmp / "imports"
-    base.mkdir()
+    imports = ctx.tmp / "imports"
     imports.mkdir()
-    (base / "tmp").mkdir()
-    # a temporary directory of its own: bootstraps sharing /tmp can collide
-    # ("Unknown table 'mysql.tmp_user_sys'")
-    (base / "my.cnf").write_text(f"[mysqld]\ntmpdir={base / 'tmp'}\n")
-    as_root = ["--user=root"] if os.geteuid() == 0 else []
-    done = subprocess.run(
-        [
-            install,
-            f"--defaults-file={base / 'my.cnf'}",
-            f"--datadir={data}",
-            "--auth-root-authentication-method=normal",
-            "--skip-test-db",
-            "--skip-name-resolve",
-            *as_root,
-        ],
-        capture_output=True,
-        timeout=180,
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"mariadb-install-db failed: {done.stdout[-2000:]!r} {done.stderr[-2000:]!r}")
-    port = free_port()
-    ctx.name_port(port, "MARIADBPORT")
-    proc = subprocess.Popen(
-        [
-            mariadbd,
-            "--no-defaults",
-            f"--datadir={data}",
-            f"--port={port}",
-            "--bind-address=127.0.0.1",
-            f"--socket={base / 'sock'}",
-            f"--pid-file={base / 'pid'}",
-            f"--log-error={base / 'error.log'}",
-            f"--tmpdir={base / 'tmp'}",
-            f"--secure-file-priv={imports}",
-            "--skip-name-resolve",
-            "--skip-log-bin",
-            "--lc-messages=en_US",
-            "--innodb-buffer-pool-size=32M",
-            "--max-connections=40",
-            "--plugin-load-add=auth_ed25519",
-            *as_root,
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        wait_port(port, timeout=60)
+    options = (f"--secure-file-priv={imports}", "--max-connections=40", "--plugin-load-add=auth_ed25519")
+    with mariadb.server(ctx.tmp, *options) as (port, _base):
+        ctx.name_port(port, "MARIADBPORT")
         yield port
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
 
 
 class _Server:
