@@ -451,3 +451,61 @@ def test_nats_jetstream_err_code_beats_the_status_class(
 )
 def test_nats_jetstream_err_code_in_text(text: str, kind: str) -> None:
     assert inspect_result(text, is_error=True).kind == kind
+
+
+PikaConnectionError = fake("pika.exceptions", "AMQPConnectionError")
+PikaConnectionClosedByBroker = fake("pika.exceptions", "ConnectionClosedByBroker", (PikaConnectionError,))
+PikaChannelClosedByBroker = fake("pika.exceptions", "ChannelClosedByBroker")
+
+
+def _amqp(cls: type[Exception], reply_code: int, reply_text: str) -> BaseException:
+    return with_attrs(cls(reply_code, reply_text), reply_code=reply_code, reply_text=reply_text)
+
+
+@pytest.mark.parametrize(
+    ("exc", "kind"),
+    [
+        # the broker refused a command: not a connection that failed
+        (
+            _amqp(PikaConnectionClosedByBroker, 503, "COMMAND_INVALID - unknown exchange type 'fanoutt'"),
+            "fixable",
+        ),
+        (_amqp(PikaConnectionClosedByBroker, 540, "NOT_IMPLEMENTED - prefetch_size!=0 (1024)"), "fixable"),
+        (
+            _amqp(PikaChannelClosedByBroker, 406, "PRECONDITION_FAILED - inequivalent arg 'durable'"),
+            "ambiguous",
+        ),
+        (_amqp(PikaChannelClosedByBroker, 404, "NOT_FOUND - no queue 'orders' in vhost 'shop'"), "ambiguous"),
+        (
+            _amqp(PikaConnectionClosedByBroker, 320, "CONNECTION_FORCED - broker forced connection closure"),
+            "transient",
+        ),
+        # a code the table leaves to the words: a permission
+        (
+            _amqp(
+                PikaChannelClosedByBroker, 403, "ACCESS_REFUSED - access to queue 'q' refused for user 'u'"
+            ),
+            "unrecoverable",
+        ),
+    ],
+)
+def test_amqp_reply_code_beats_the_connection_class(exc: BaseException, kind: str) -> None:
+    assert inspect_result("", exception=exc).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        (
+            "ChannelClosedByBroker: (406, \"PRECONDITION_FAILED - inequivalent arg 'x-message-ttl'\")",
+            "ambiguous",
+        ),
+        ("ConnectionClosedByBroker: (503, \"COMMAND_INVALID - unknown exchange type 'fanoutt'\")", "fixable"),
+        (
+            "ConnectionClosedByBroker: (320, 'CONNECTION_FORCED - broker forced connection closure')",
+            "transient",
+        ),
+    ],
+)
+def test_amqp_reply_names_in_text(text: str, kind: str) -> None:
+    assert inspect_result(text, is_error=True).kind == kind

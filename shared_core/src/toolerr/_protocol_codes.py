@@ -36,7 +36,7 @@ def _reply(out: list[tuple[R.CodeRule, str]], code: Any, text: Any) -> None:
 
 def protocol_codes(exc: BaseException, display: str) -> list[tuple[R.CodeRule, str]]:
     """Codes of protocols other than HTTP that ``exc`` (of class ``display``) carries: SMTP
-    and FTP replies, NATS JetStream error codes, WebSocket close codes; the most specific
+    and FTP replies, AMQP reply codes, NATS JetStream error codes, WebSocket close codes; the most specific
     first."""
     out: list[tuple[R.CodeRule, str]] = []
     if display.startswith("smtplib."):
@@ -57,6 +57,15 @@ def protocol_codes(exc: BaseException, display: str) -> list[tuple[R.CodeRule, s
         first = args[0] if isinstance(args, tuple) and args else None
         if isinstance(first, str) and len(first) >= 3 and first[:3].isdigit():
             _reply(out, int(first[:3]), first[4:])
+        return out
+    if display.startswith("pika."):
+        # ConnectionClosed / ChannelClosed (by the broker): the AMQP reply code; 200 is a
+        # normal close, and a code the table leaves out keeps the class and the words
+        reply_code = _get(exc, "reply_code")
+        if isinstance(reply_code, int) and not isinstance(reply_code, bool):
+            rule = R.AMQP_REPLY.get(reply_code)
+            if rule is not None:
+                out.append((rule, f"amqp:{reply_code}"))
         return out
     if display.startswith("nats."):
         # nats-py's JetStream APIError: ``err_code`` is the server's own table, ``code`` only

@@ -119,6 +119,7 @@ from .markers import (
 )
 from .protocols import (
     AMBIGUOUS_BARE_NAMES,
+    AMQP_REPLY,
     ENHANCED_CODES,
     FILE_INPUT,
     NAME_PHRASES,
@@ -141,6 +142,7 @@ from .words import (
 
 __all__ = [
     "AMBIGUOUS_BARE_NAMES",
+    "AMQP_REPLY",
     "AWS_ERROR_CODES",
     "BODY_MAX_CHARS",
     "BODY_WAIT_S",

@@ -167,6 +167,8 @@ CONFLICT_WORDS: tuple[Word, ...] = (
     _stays("NXDOMAIN", "not_found", "DNS rcode 3 (RFC 1035)", boundary=True),
     _stays("query name does not exist", "not_found", "dnspython NXDOMAIN"),
     _stays("ser unknown", "not_found", "SMTP 550 5.1.1 'User unknown'"),
+    _stays("PRECONDITION_FAILED - ", "conflict", "AMQP 406: a queue or exchange declared otherwise"),
+    _stays("NOT_FOUND - ", "not_found", "AMQP 404 not-found (no queue or exchange of that name)"),
     _stays("Duplicate entry '", "conflict", "MySQL / MariaDB 1062 ER_DUP_ENTRY"),
     _stays("foreign key constraint fails", "conflict", "MySQL 1451 / 1452: the referenced row's state"),
     _stays("FOREIGN KEY constraint failed", "conflict", "SQLite: the referenced row's state"),
@@ -259,6 +261,9 @@ TEMPORARY_WORDS: tuple[Word, ...] = (
     Word("NOT_LEADER_FOR_PARTITION", T, "unavailable", NE, "Kafka error 6 (retriable)", boundary=True),
     Word("REQUEST_TIMED_OUT", T, "timeout", UO, "Kafka error 7 (retriable)", boundary=True),
     Word("RESOURCE_LOCKED", T, "locked", NE, "AMQP 405 resource-locked", boundary=True),
+    Word("CONNECTION_FORCED - ", T, "unavailable", UO, "AMQP 320 connection-forced (an operator)"),
+    Word("RESOURCE_ERROR - ", T, "busy", NE, "AMQP 506 resource-error"),
+    Word("INTERNAL_ERROR - ", T, "server_error", UO, "AMQP 541 internal-error"),
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -282,7 +287,9 @@ _F_WORDS: tuple[tuple[str, str, str], ...] = (
     ("(invalid frame payload data)", "bad_arguments", "WebSocket close 1007"),
     ("answered FORMERR", "bad_arguments", "DNS rcode 1 (RFC 1035)"),
     ("MESSAGE_TOO_LARGE", "too_large", "Kafka error 10"),
-    ("PRECONDITION_FAILED - inequivalent arg", "bad_arguments", "AMQP 406 (a declaration's arguments)"),
+    ("COMMAND_INVALID - ", "bad_arguments", "AMQP 503 command-invalid"),
+    ("SYNTAX_ERROR - ", "syntax", "AMQP 502 syntax-error"),
+    ("NOT_IMPLEMENTED - ", "bad_arguments", "AMQP 540 not-implemented (an option the broker lacks)"),
     ("mapper_parsing_exception", "validation", "Elasticsearch 400"),
     ("parsing_exception", "syntax", "Elasticsearch 400 query DSL"),
     ("illegal_argument_exception", "bad_arguments", "Elasticsearch 400"),
@@ -642,6 +649,26 @@ WEBSOCKET_CLOSE: dict[int, CodeRule] = {
     1013: CodeRule(T, "unavailable", NE, "try again later"),
     1014: CodeRule(T, "bad_gateway", UO, "bad gateway"),
     1015: CodeRule(U, "tls", None, "TLS handshake failure"),
+}
+
+
+# AMQP 0-9-1 reply codes (the protocol's constants, amqp0-9-1.xml; RabbitMQ's
+# Channel.Close / Connection.Close), carried by pika's ConnectionClosed / ChannelClosed
+# ``reply_code``. 403 access-refused is left to the words (a reserved name is also refused
+# with it) and 530 not-allowed (a missing vhost, a connection limit) to the words and the class.
+AMQP_REPLY: dict[int, CodeRule] = {
+    311: CodeRule(T, "too_large", NE, "AMQP content-too-large (the server may accept it later)"),
+    313: CodeRule(T, "unavailable", NE, "AMQP no-consumers"),
+    320: CodeRule(T, "unavailable", UO, "AMQP connection-forced (an operator closed it)"),
+    402: CodeRule(F, "bad_arguments", None, "AMQP invalid-path (a virtual host name)"),
+    404: CodeRule(None, "not_found", None, "AMQP not-found", decisive=True),
+    406: CodeRule(None, "conflict", None, "AMQP precondition-failed (declared otherwise)", decisive=True),
+    501: CodeRule(U, "protocol", None, "AMQP frame-error (a frame over the negotiated limit)"),
+    502: CodeRule(F, "syntax", None, "AMQP syntax-error"),
+    503: CodeRule(F, "bad_arguments", None, "AMQP command-invalid"),
+    506: CodeRule(T, "busy", NE, "AMQP resource-error (the server lacks resources)"),
+    540: CodeRule(F, "bad_arguments", None, "AMQP not-implemented (an option the broker lacks)"),
+    541: CodeRule(T, "server_error", UO, "AMQP internal-error"),
 }
 
 
