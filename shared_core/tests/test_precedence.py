@@ -377,9 +377,21 @@ def test_state_and_hidden_resources_in_library_messages(text: str, kind: str) ->
             "[2] shards, but this cluster currently has [1000]/[1000] maximum shards open;')",
             "unrecoverable",
         ),
-        ("description='maximum consumers limit reached'", "unrecoverable"),
-        ("description='maximum number of streams reached'", "unrecoverable"),
+        (
+            "nats: BadRequestError: code=400 err_code=10026 description='maximum consumers limit reached'",
+            "unrecoverable",
+        ),
+        (
+            "nats: BadRequestError: code=400 err_code=10027 description='maximum number of streams reached'",
+            "unrecoverable",
+        ),
+        # a maximum that is a busy server or a client's own retries, not a quota
+        ("503 Service Unavailable: maximum number of concurrent requests reached", "transient"),
         ("maximum number of retries exceeded", "ambiguous"),
+        # a login that names the user it could not find: credentials, not a missing record
+        ("401 Unauthorized: User not found", "unrecoverable"),
+        ("Authentication failed: user not found", "unrecoverable"),
+        ("Invalid credentials: the user does not exist or the password is incorrect", "unrecoverable"),
         ("openai.RateLimitError: Rate limit reached for gpt-4o", "transient"),
         # a token valid from a later time; a rate limit's "budget"; a cipher's check; a code
         # that only starts like an auth code
@@ -387,6 +399,7 @@ def test_state_and_hidden_resources_in_library_messages(text: str, kind: str) ->
         ("RatelimitBudgetExceeded: Rate limit budget exceeded!", "transient"),
         ("Budget exceeded for this billing account", "unrecoverable"),
         ("InvalidRequest: cipher: message authentication failed", "ambiguous"),
+        ("Message authentication failed", "ambiguous"),
         ("paramiko.ssh_exception.AuthenticationException: Authentication failed.", "unrecoverable"),
         ("400 Bad Request: Error code: invalid_api_key_actions. Error message: Unknown value", "fixable"),
     ],
@@ -420,6 +433,8 @@ def _nats(cls: type[Exception], code: int, err_code: int, description: str) -> B
             "nats:10027",
         ),
         (_nats(NatsBadRequestError, 400, 10058, "stream name already in use"), "ambiguous", None),
+        # a stream being torn down (server state): the table leaves it to the status
+        (_nats(NatsServerError, 500, 10096, "stream not valid"), "transient", None),
         # a code the table leaves to the status class
         (
             _nats(NatsBadRequestError, 400, 10083, "consumer idle heartbeat needs to be >= 100ms"),
@@ -466,9 +481,10 @@ def _amqp(cls: type[Exception], reply_code: int, reply_text: str) -> BaseExcepti
     ("exc", "kind"),
     [
         # the broker refused a command: not a connection that failed
+        # command-invalid: a mistyped exchange type, or a plugin the broker lacks
         (
             _amqp(PikaConnectionClosedByBroker, 503, "COMMAND_INVALID - unknown exchange type 'fanoutt'"),
-            "fixable",
+            "ambiguous",
         ),
         (_amqp(PikaConnectionClosedByBroker, 540, "NOT_IMPLEMENTED - prefetch_size!=0 (1024)"), "fixable"),
         (
@@ -500,7 +516,10 @@ def test_amqp_reply_code_beats_the_connection_class(exc: BaseException, kind: st
             "ChannelClosedByBroker: (406, \"PRECONDITION_FAILED - inequivalent arg 'x-message-ttl'\")",
             "ambiguous",
         ),
-        ("ConnectionClosedByBroker: (503, \"COMMAND_INVALID - unknown exchange type 'fanoutt'\")", "fixable"),
+        (
+            "ConnectionClosedByBroker: (503, \"COMMAND_INVALID - unknown exchange type 'fanoutt'\")",
+            "ambiguous",
+        ),
         (
             "ConnectionClosedByBroker: (320, 'CONNECTION_FORCED - broker forced connection closure')",
             "transient",

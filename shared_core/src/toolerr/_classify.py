@@ -366,13 +366,25 @@ def _scan(ev: _Evidence, text: str, *, names: bool = True) -> None:
             if nm is not None:
                 _exception_name(ev, nm.group("name"), last=True)
     echoes = _echo_spans(text)
+    guarded: dict[int, int] | None = None
     for start, entry in _SCANNER.hits(text):
         if echoes and any(lo <= start < hi for lo, hi in echoes):
             continue
         source = entry.source
         if source == "word":
             word = entry.word
-            if word is None or not _word_counts(word, text, start):
+            if word is None:
+                continue
+            if word.only_before is not None or word.unless_before is not None or word.only_after is not None:
+                # a guard reads the line around each hit: a text that repeats one word
+                # hundreds of times is read for its first _GUARDED_HITS
+                if guarded is None:
+                    guarded = {}
+                seen = guarded.get(id(word), 0)
+                if seen >= _GUARDED_HITS:
+                    continue
+                guarded[id(word)] = seen + 1
+            if not _word_counts(word, text, start):
                 continue
             if word.kind is None:
                 ev.families.append(word.family)
@@ -399,6 +411,9 @@ def _scan(ev: _Evidence, text: str, *, names: bool = True) -> None:
             _grpc(ev, entry.name)
         elif source == "jsonrpc":
             _jsonrpc(ev, int(entry.name))
+
+
+_GUARDED_HITS = 16
 
 
 def _traceback_names(ev: _Evidence, text: str) -> None:

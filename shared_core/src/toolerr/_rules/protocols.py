@@ -68,22 +68,6 @@ STATE_WORDS: tuple[Word, ...] = (
         "'RS256 requires 'cryptography' to be installed' (PyJWT), 'requires lxml to be installed'",
         only_before=r"\brequires? [\w'\"., -]{1,60}\Z",
     ),
-    Word(
-        "aximum number of",
-        U,
-        "quota",
-        None,
-        "'maximum number of streams reached' (NATS JetStream 10027)",
-        only_after=r"[\w -]{1,60}\breached",
-    ),
-    Word(
-        "limit reached",
-        U,
-        "quota",
-        None,
-        "'maximum consumers limit reached' (NATS JetStream 10026)",
-        only_before=r"\b[Mm]aximum [\w -]{1,40}\Z",
-    ),
     _trap("isk full", "disk_full", "'disk full' (databases, SMTP 452/552)"),
     _trap("isk is full", "disk_full", "'the disk is full'"),
     _trap("isk usage exceeded", "disk_full", "Elasticsearch flood-stage watermark block"),
@@ -105,7 +89,7 @@ STATE_WORDS: tuple[Word, ...] = (
         "auth",
         None,
         "git, SSH (paramiko), SMTP, databases; not a cipher's 'message authentication failed'",
-        unless_before=r"message a\Z",
+        unless_before=r"[Mm]essage a\Z",
     ),
     Word("uthentication credentials invalid", U, "auth", None, "SMTP 535 5.7.8 (RFC 4954)"),
     Word("uthentication required", U, "auth", None, "SMTP 530 5.7.0 (RFC 4954), proxies"),
@@ -139,6 +123,8 @@ _NOUNS = (
 # the noun opens the message or a clause ("Chat not found", ": User 'x' does not exist", "the
 # project ..."), not a name that happens to be one ("Table with name orders does not exist")
 _ENTITY = r"(?:\A|(?<=[:.!(\['\"])|(?<=[:.!(\['\"] )|\b[Tt]h(?:e|is|at) )" + _NOUNS
+# a login that names the user it could not find is a credentials failure, not a record
+_LOGIN = r"[Aa]uthenticat|[Uu]nauthori[sz]ed|[Cc]redential|[Ll]og ?in\b|[Ss]ign ?in\b|\b401\b"
 _NAMED = r"(?:'[^'\n]{0,80}'\s*|\"[^\"\n]{0,80}\"\s*|[\w.:/-]{1,60}\s+)?"
 
 
@@ -169,6 +155,9 @@ CONFLICT_WORDS: tuple[Word, ...] = (
     _stays("ser unknown", "not_found", "SMTP 550 5.1.1 'User unknown'"),
     _stays("PRECONDITION_FAILED - ", "conflict", "AMQP 406: a queue or exchange declared otherwise"),
     _stays("NOT_FOUND - ", "not_found", "AMQP 404 not-found (no queue or exchange of that name)"),
+    _stays(
+        "COMMAND_INVALID - ", "command_invalid", "AMQP 503 (a mistyped type, or a plugin the broker lacks)"
+    ),
     _stays("Duplicate entry '", "conflict", "MySQL / MariaDB 1062 ER_DUP_ENTRY"),
     _stays("foreign key constraint fails", "conflict", "MySQL 1451 / 1452: the referenced row's state"),
     _stays("FOREIGN KEY constraint failed", "conflict", "SQLite: the referenced row's state"),
@@ -187,7 +176,7 @@ CONFLICT_WORDS: tuple[Word, ...] = (
     # a record the model named by id or name that is not there: deleted, never created, or
     # mistyped; the service's status (often a 400) does not say which
     *(
-        Word(text, None, "not_found", None, source, only_before=before, decisive=True)
+        Word(text, None, "not_found", None, source, only_before=before, decisive=True, unless_before=_LOGIN)
         for text, before, source in (
             (
                 "not found",
@@ -287,7 +276,6 @@ _F_WORDS: tuple[tuple[str, str, str], ...] = (
     ("(invalid frame payload data)", "bad_arguments", "WebSocket close 1007"),
     ("answered FORMERR", "bad_arguments", "DNS rcode 1 (RFC 1035)"),
     ("MESSAGE_TOO_LARGE", "too_large", "Kafka error 10"),
-    ("COMMAND_INVALID - ", "bad_arguments", "AMQP 503 command-invalid"),
     ("SYNTAX_ERROR - ", "syntax", "AMQP 502 syntax-error"),
     ("NOT_IMPLEMENTED - ", "bad_arguments", "AMQP 540 not-implemented (an option the broker lacks)"),
     ("mapper_parsing_exception", "validation", "Elasticsearch 400"),
@@ -665,7 +653,9 @@ AMQP_REPLY: dict[int, CodeRule] = {
     406: CodeRule(None, "conflict", None, "AMQP precondition-failed (declared otherwise)", decisive=True),
     501: CodeRule(U, "protocol", None, "AMQP frame-error (a frame over the negotiated limit)"),
     502: CodeRule(F, "syntax", None, "AMQP syntax-error"),
-    503: CodeRule(F, "bad_arguments", None, "AMQP command-invalid"),
+    # command-invalid: an exchange type the model mistyped, a plugin the broker lacks, a
+    # client library's protocol error
+    503: CodeRule(None, "command_invalid", None, "AMQP command-invalid", decisive=True),
     506: CodeRule(T, "busy", NE, "AMQP resource-error (the server lacks resources)"),
     540: CodeRule(F, "bad_arguments", None, "AMQP not-implemented (an option the broker lacks)"),
     541: CodeRule(T, "server_error", UO, "AMQP internal-error"),
@@ -712,7 +702,6 @@ NATS_JETSTREAM: dict[int, CodeRule] = {
     10071: _js(None, "conflict", "JSStreamWrongLastSequenceErrF"),
     10074: _js(F, "bad_arguments", "JSStreamReplicasNotSupportedErr (a 500)"),
     10076: _js(U, "not_enabled", "JSNotEnabledErr"),
-    10096: _js(F, "bad_arguments", "JSStreamInvalidErr (a 500)"),
     10100: _js(None, "conflict", "JSConsumerWQConsumerNotUniqueErr"),
     10105: _js(None, "conflict", "JSConsumerExistingActiveErr"),
     10109: _js(U, "policy", "JSStreamSealedErr"),
