@@ -91,7 +91,12 @@ class RunTrail:
     def conversions(self, key: object | None = None) -> ConversionCache | None:
         """The conversion cache of the run a model call under ``key`` most likely continues
         (``None``: no run yet)."""
-        latest = self._latest(key)[1]
+        own, latest, kept = self._latest(key)
+        if own is None and kept is not None and len({id(s.run) for s in kept}) > 1:
+            # several runs under the key, and which one this call continues is known only
+            # after the conversion: a cache of another run would give its conversions of
+            # items equal to this run's (same call ids and texts, other failures)
+            return None
         return cast(_TrailRun, latest.run).conversions if latest is not None else None
 
     def advance(
