@@ -210,10 +210,14 @@ def _cells(rs: list[evaluate.Result]) -> list[str]:
 
 
 def compare_arguments(
-    without: list[evaluate.Result], given: list[evaluate.Result], module_of: dict[str, str]
+    without: list[evaluate.Result],
+    given: list[evaluate.Result],
+    module_of: dict[str, str],
+    columns: tuple[str, str] = ("without", "with"),
 ) -> None:
-    """Correct / wrong per path without and with the call's arguments: all, per split, per
-    library where anything changed; then every case whose verdict changed."""
+    """Correct / wrong per path without and with the call's arguments (or with them, and
+    with the tools' declared parameters too): all, per split, per library where anything
+    changed; then every case whose verdict changed."""
     with_args = [r for r in given if r.case.arguments is not None]
     ids = {r.case.id for r in with_args}
     print(f"{len(ids)} of {len({r.case.id for r in given})} cases record their call's arguments\n")
@@ -229,16 +233,16 @@ def compare_arguments(
         if cb == ca and not always:
             return
         n = len({r.case.id for r in before})
-        print(f"| {scope} | {n} | without | " + " | ".join(cb) + " |")
-        print(f"| {scope} | {n} | with | " + " | ".join(ca) + " |")
+        print(f"| {scope} | {n} | {columns[0]} | " + " | ".join(cb) + " |")
+        print(f"| {scope} | {n} | {columns[1]} | " + " | ".join(ca) + " |")
 
     rows("all", lambda r: True, always=True)
     for split in sorted({split_of(m) for m in module_of.values()}):
         rows(split, lambda r, split=split: split_of(module_of[r.case.id]) == split, always=True)
     for module in sorted(set(module_of.values())):
         rows(module, lambda r, module=module: module_of[r.case.id] == module)
-    print("\nVerdicts changed by the arguments:\n")
-    print("| case | path | label | without | with | text |")
+    print(f"\nVerdicts changed ({columns[0]} -> {columns[1]}):\n")
+    print(f"| case | path | label | {columns[0]} | {columns[1]} | text |")
     print("|---|---|---|---|---|---|")
     for a, b in zip(without, given, strict=True):
         ka = a.verdict.kind if a.verdict.failed else None
@@ -260,6 +264,12 @@ def main() -> None:
         action="store_true",
         help="also classify with each case's recorded call arguments and print both side by side",
     )
+    parser.add_argument(
+        "--parameters",
+        action="store_true",
+        help="classify with the recorded arguments, then also with the tools' declared parameters "
+        "(where the cases record them), and print both side by side",
+    )
     args = parser.parse_args()
     cases = []
     module_of: dict[str, str] = {}
@@ -267,6 +277,11 @@ def main() -> None:
         for case in generated:
             module_of[case.id] = name
         cases.extend(generated)
+    if args.parameters:
+        given = evaluate.results(cases, with_arguments=True)
+        declared = evaluate.results(cases, with_arguments=True, with_parameters=True)
+        compare_arguments(given, declared, module_of, ("arguments", "arguments and parameters"))
+        return
     rs = evaluate.results(cases)
     if args.arguments:
         compare_arguments(rs, evaluate.results(cases, with_arguments=True), module_of)

@@ -272,3 +272,103 @@ def test_a_validated_value_the_model_did_not_write_is_the_response_s() -> None:
 )
 def test_a_validated_value_the_model_wrote_stays_fixable(arguments: Any) -> None:
     assert inspect_result(PYDANTIC, is_error=True, arguments=arguments).kind == "fixable"
+
+
+# --- the tool's declared parameters -------------------------------------------------------
+
+SYNTAX = ValueError("Expecting value: line 1 column 12 (char 11)")
+
+
+def schema(**properties: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "properties": properties, "required": sorted(properties)}
+
+
+def with_schema(exc: BaseException, arguments: Any, parameters: Any) -> tuple[str | None, str | None]:
+    verdict = ToolErrorLayer().inspect_exception(exc, arguments=arguments, parameters=parameters)
+    return verdict.kind, verdict.family
+
+
+@pytest.mark.parametrize(
+    ("arguments", "parameters"),
+    [
+        ({"name": "churn_by_plan"}, schema(name={"type": "string", "description": "Name of a saved query"})),
+        ({"report": "q3"}, schema(report={"type": "string", "description": "Title of the report to run"})),
+        ({"key": "number"}, schema(key={"type": "string", "description": "Key of the cached value"})),
+        ({"ticket": 48213}, schema(ticket={"type": "integer", "description": "Ticket id"})),
+        ({"doc": "7f9c"}, schema(doc={"type": "string", "format": "uuid"})),
+        (
+            {"template": "weekly", "limit": 5},
+            schema(
+                template={"type": "string", "description": "Stored template to render, by name"},
+                limit={"type": "integer", "description": "Ticket ids to list at most"},
+            ),
+        ),
+    ],
+)
+def test_a_declared_reference_is_where_the_tool_read(arguments: Any, parameters: Any) -> None:
+    assert with_schema(LITERAL, arguments, None)[0] == "fixable"  # the values alone: the model's
+    assert with_schema(LITERAL, arguments, parameters) == ("ambiguous", "tool_input")
+    text = inspect_result(f"ValueError: {LITERAL}", is_error=True, arguments=arguments, parameters=parameters)
+    assert text.kind == "ambiguous"
+
+
+@pytest.mark.parametrize(
+    "parameters",
+    [
+        schema(name={"type": "string", "description": "SQL query to run"}),  # the value itself
+        schema(name={"type": "string", "description": "Name for the new saved query"}),  # to be made
+        schema(name={"type": "string", "description": "Name of the report to create"}),
+        schema(name={"type": "string", "enum": ["churn_by_plan", "mrr"], "description": "Saved query id"}),
+        schema(name={"type": "string"}),  # nothing declared
+        schema(other={"type": "string", "description": "Id of the record"}),  # another parameter
+        {"type": "object", "properties": ["name"]},  # not a schema
+        ["name"],
+        "Name of a saved query",
+        None,
+    ],
+)
+def test_a_value_the_schema_does_not_call_a_reference_stays_fixable(parameters: Any) -> None:
+    assert with_schema(LITERAL, {"name": "churn_by_plan"}, parameters)[0] == "fixable"
+    assert with_schema(SYNTAX, {"name": "churn_by_plan"}, parameters)[0] == "fixable"
+
+
+def test_a_reference_beside_a_value_the_model_wrote_stays_fixable() -> None:
+    parameters = schema(
+        name={"type": "string", "description": "Name of a saved query"},
+        since={"type": "string", "description": "Start date, YYYY-MM-DD"},
+    )
+    assert with_schema(LITERAL, {"name": "churn_by_plan", "since": "2024-02-30"}, parameters)[0] == "fixable"
+
+
+@pytest.mark.parametrize(
+    "exc",
+    [
+        KeyError("data"),
+        TimeoutError("timed out"),
+        PermissionError(13, "Permission denied"),
+        ValueError("unknown unit 'meterz'"),
+        ZeroDivisionError("division by zero"),
+    ],
+)
+def test_the_schema_only_ever_moves_a_verdict_to_ambiguous(exc: BaseException) -> None:
+    parameters = schema(name={"type": "string", "description": "Name of a saved query"})
+    for arguments in ({"name": "data"}, {"name": "meterz"}, {"name": 0}):
+        before = with_schema(exc, arguments, None)[0]
+        assert with_schema(exc, arguments, parameters)[0] in (before, "ambiguous")
+
+
+def test_a_lookup_of_a_declared_reference_is_a_missing_resource() -> None:
+    exc = KeyError("weekly")
+    arguments = {"template": "weekly"}
+    assert with_schema(exc, arguments, None)[0] == "fixable"  # a name the model wrote
+    parameters = schema(template={"type": "string", "description": "Name of a stored template"})
+    assert with_schema(exc, arguments, parameters)[0] == "ambiguous"  # a stored thing not there
+    vocabulary = schema(template={"type": "string", "description": "Layout: weekly, daily or monthly"})
+    assert with_schema(exc, arguments, vocabulary)[0] == "fixable"
+
+
+def test_a_huge_or_hostile_schema_fails_open() -> None:
+    many = {"type": "object", "properties": {f"p{i}": {"description": "Id"} for i in range(300)}}
+    assert with_schema(LITERAL, {"p1": "x"}, many)[0] == "fixable"  # over the bound: not read
+    odd = {"type": "object", "properties": {1: {"description": "Id"}, "name": {"description": 5}}}
+    assert with_schema(LITERAL, {"name": "x"}, odd)[0] == "fixable"

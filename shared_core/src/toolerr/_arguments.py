@@ -18,6 +18,13 @@ message quotes one of the locators as the value it rejected (``invalid literal f
 with base 10: 'abc'`` for ``{"event_id": "abc"}``), and where it speaks of the call or of
 the place the model named (an argument, a parameter, a usage line, a repository, a
 directory, a path). Arguments that are not JSON values change nothing.
+
+The tool's declared parameters (its JSON schema, which every adapter and the gateway hold
+beside the call) say what the values alone cannot: which arguments point at stored data.
+``{"name": "churn_by_plan"}`` is a value by its shape, and a reference when the schema
+describes ``name`` as "Name of a saved query" (:func:`declared_references`). A parameter the
+schema declares a reference counts as a locator here; the schema never adds a fixable
+verdict.
 """
 
 from __future__ import annotations
@@ -30,7 +37,7 @@ from typing import Any
 
 from ._types import Verdict, parse_arguments
 
-__all__ = ["CONTENT_FAMILIES", "by_arguments", "locators_only", "named_by_model"]
+__all__ = ["CONTENT_FAMILIES", "by_arguments", "declared_references", "locators_only", "named_by_model"]
 
 CONTENT_FAMILIES = frozenset(
     {"syntax", "bad_value", "bad_arguments", "validation", "out_of_range", "empty_value"}
@@ -99,6 +106,64 @@ _DATA_FILE = re.compile(
 _PATHLIKE = re.compile(r"^(?:~?/|\./|\.\./|[A-Za-z]:\\)\S*$")
 _QUOTED = re.compile(r"'([^'\n]{1,300})'|\"([^\"\n]{1,300})\"|`([^`\n]{1,300})`")
 _MAX_LEAVES = 256
+_NO_REFERENCES: frozenset[str] = frozenset()
+
+# --- the tool's declared parameters -------------------------------------------------------
+
+# JSON Schema formats of a value that points somewhere (an address, a path, a record's uuid).
+_REFERENCE_FORMATS = frozenset(
+    {"uri", "uri-reference", "iri", "iri-reference", "url", "uuid", "path", "file-path", "json-pointer"}
+)
+# A description that names a thing to be made, not one to be found: never a reference.
+_CREATES = re.compile(
+    r"\bnew\b|\bto (?:be )?(?:create|created|write|written|add|insert|send|post|publish|save|upload|store)\b",
+    re.IGNORECASE,
+)
+# An identifier is a reference by itself ("Ticket id", "SHA of the commit", "the gid of a task").
+_IDENTIFIES = re.compile(
+    r"\b(?:id|ids|identifiers?|uuids?|guids?|gids?|uids?|slug|handle|sha)\b", re.IGNORECASE
+)
+# A name, key, path or address is one when the description says the thing exists already
+# ("Name of a saved query", "Key of the cached value", "Path of the file to import").
+_NAMES = re.compile(r"\b(?:names?|keys?|paths?|urls?|uris?|files?|filenames?|titles?|refs?)\b", re.IGNORECASE)
+_EXISTS = re.compile(
+    r"\b(?:saved|stored|existing|registered|configured|cached|uploaded|installed|known)\b"
+    r"|\bto (?:read|load|open|fetch|get|look ?up|retrieve|download|import|parse|run|execute|render|apply|use"
+    r"|query|inspect|check ?out|restore|update|edit|modify|delete|remove|move|copy|archive|close|merge"
+    r"|cancel|rename)\b",
+    re.IGNORECASE,
+)
+_MAX_PROPERTIES = 256
+
+
+def declared_references(parameters: Any) -> frozenset[str]:
+    """The names of the parameters a tool's JSON schema declares as references to stored data:
+    a ``format`` that addresses something (``uri``, ``uuid``, ``path``), or a description that
+    calls the value an identifier, or a name, key, path or title of something that exists
+    already ("Name of a saved query", "Path of the file to import"), never one to be made
+    ("Name for the new branch"). Reads the first 300 characters of each description; an
+    ``enum`` is a value, not a reference. Anything that is not a schema object: none."""
+    if not isinstance(parameters, Mapping):
+        return _NO_REFERENCES
+    properties = parameters.get("properties")
+    if not isinstance(properties, Mapping) or len(properties) > _MAX_PROPERTIES:
+        return _NO_REFERENCES
+    found = []
+    for name, schema in properties.items():
+        if not isinstance(name, str) or not isinstance(schema, Mapping) or "enum" in schema:
+            continue
+        if schema.get("format") in _REFERENCE_FORMATS:
+            found.append(name)
+            continue
+        description = schema.get("description")
+        if not isinstance(description, str):
+            continue
+        description = description[:300]
+        if _CREATES.search(description):
+            continue
+        if _IDENTIFIES.search(description) or (_NAMES.search(description) and _EXISTS.search(description)):
+            found.append(name)
+    return frozenset(found)
 
 
 def _quoted_spans(text: str, end: int) -> Iterator[str]:
@@ -120,28 +185,31 @@ def _is_locator_value(value: str) -> bool:
     return bool(_URL.match(value) or _PATHLIKE.match(value) or _DATA_FILE.match(value))
 
 
-def _leaves(value: Any, name: str, depth: int = 0) -> Iterator[tuple[str, bool]]:
+def _leaves(
+    value: Any, name: str, depth: int = 0, references: frozenset[str] = _NO_REFERENCES
+) -> Iterator[tuple[str, bool]]:
     """(the leaf as text, whether it is a locator) for each string and number in ``value``;
-    a leaf under a locator's name is one (``{"ids": [3, 4]}``)."""
+    a leaf under a locator's name is one (``{"ids": [3, 4]}``), and so is a leaf of a top-level
+    argument the tool's schema declares a reference (``references``)."""
     if depth > 8:
         raise ValueError("arguments nested too deep")
     if isinstance(value, bool) or value is None:
         return
     if isinstance(value, str):
-        yield value, _is_locator_name(name) or _is_locator_value(value)
+        yield value, _is_locator_name(name) or _is_locator_value(value) or name in references
     elif isinstance(value, (int, float)):
-        yield repr(value), _is_locator_name(name)
+        yield repr(value), _is_locator_name(name) or name in references
     elif isinstance(value, Mapping):
         for key, item in value.items():
-            yield from _leaves(item, str(key), depth + 1)
+            yield from _leaves(item, str(key), depth + 1, references if depth == 0 else _NO_REFERENCES)
     elif isinstance(value, (list, tuple)):
         for item in value:
-            yield from _leaves(item, name, depth + 1)
+            yield from _leaves(item, name, depth + 1, references)
     else:
         raise ValueError(f"not a JSON value: {type(value).__name__}")
 
 
-def _all_leaves(arguments: Any) -> list[tuple[str, bool]] | None:
+def _all_leaves(arguments: Any, references: frozenset[str] = _NO_REFERENCES) -> list[tuple[str, bool]] | None:
     """:func:`_leaves` of the arguments (the model's JSON text parsed, as the ledger parses
     it; raw text that does not parse is one value), ``None`` when they are not JSON values."""
     if isinstance(arguments, (bytes, bytearray)):
@@ -150,7 +218,7 @@ def _all_leaves(arguments: Any) -> list[tuple[str, bool]] | None:
         except ValueError:
             return None  # neither JSON nor text
     try:
-        return list(_leaves(parse_arguments(arguments), ""))
+        return list(_leaves(parse_arguments(arguments), "", 0, references))
     except ValueError:
         return None
 
@@ -179,14 +247,18 @@ def _quotes_a_locator(texts: tuple[str, ...], locators: tuple[str, ...]) -> bool
     return False
 
 
-def by_arguments(verdict: Verdict, texts: tuple[str, ...], arguments: Any) -> Verdict:
+def by_arguments(
+    verdict: Verdict, texts: tuple[str, ...], arguments: Any, references: frozenset[str] = _NO_REFERENCES
+) -> Verdict:
     """``verdict`` read beside the call's ``arguments``: a fixable verdict about a value's
     content becomes ambiguous (``tool_input``) when the model wrote no value but locators,
     none of which the message quotes (no argument at all: an unknown tool's or a missing
-    argument's error, about the call). ``texts``: the messages classification read."""
+    argument's error, about the call). ``texts``: the messages classification read;
+    ``references``: the arguments the tool's schema declares references
+    (:func:`declared_references`)."""
     if verdict.kind != "fixable" or verdict.family not in CONTENT_FAMILIES:
         return verdict
-    leaves = _all_leaves(arguments)
+    leaves = _all_leaves(arguments, references)
     locators = _locators(leaves)
     if (
         locators is None
@@ -289,11 +361,19 @@ def _named_values(texts: tuple[str, ...], exception: BaseException | None) -> tu
     return [n for n in names if len(n.strip()) >= 2], numbers
 
 
-def _model_named(texts: tuple[str, ...], exception: BaseException | None, arguments: Any) -> bool:
-    """Does the message name, as the one it could not find, a value the model wrote?"""
+def _model_named(
+    texts: tuple[str, ...], exception: BaseException | None, arguments: Any, references: frozenset[str]
+) -> bool:
+    """Does the message name, as the one it could not find, a value the model wrote (not one
+    the tool's schema declares a reference: a stored thing that is not there)?"""
     leaves = _all_leaves(arguments)
     if leaves is None:
         return False
+    if references:
+        declared = _all_leaves(arguments, references)
+        if declared is None:
+            return False
+        leaves = [leaf for leaf, (_, locator) in zip(leaves, declared, strict=True) if not locator or leaf[1]]
     names, numbers = _named_values(texts, exception)
     strings = [leaf for leaf, _ in leaves if not _is_number(leaf)]
     for name in names:
@@ -345,13 +425,19 @@ def _zero_given(arguments: Any) -> bool:
 
 
 def named_by_model(
-    verdict: Verdict, texts: tuple[str, ...], exception: BaseException | None, arguments: Any
+    verdict: Verdict,
+    texts: tuple[str, ...],
+    exception: BaseException | None,
+    arguments: Any,
+    references: frozenset[str] = _NO_REFERENCES,
 ) -> Verdict:
     """An ambiguous ``KeyError`` / ``IndexError`` / ``LookupError`` (a lookup that found
     nothing: a tool's bug as often as a wrong name) whose message names a value the model
     wrote (``KeyError: 'revnue'`` for ``{"column": "revnue"}``, ``index 10 is out of
-    bounds`` for ``{"index": 10}``) is the model's to fix; so is a division by a zero the
-    model gave. Any other verdict is returned as it is."""
+    bounds`` for ``{"index": 10}``) is the model's to fix, unless the tool's schema declares
+    that argument a reference (``references``: a saved report's name that is not there is a
+    missing resource); so is a division by a zero the model gave. Any other verdict is
+    returned as it is."""
     if verdict.kind != "ambiguous" or verdict.family == TOOL_INPUT_FAMILY:
         return verdict
     classes = _classes(exception, texts)
@@ -360,7 +446,7 @@ def named_by_model(
     if (
         classes & _LOOKUP_CLASSES
         and not _a_resource(texts, exception)
-        and _model_named(texts, exception, arguments)
+        and _model_named(texts, exception, arguments, references)
     ):
         return replace(verdict, kind="fixable", rule="arguments:named", family="not_found_named")
     if classes & _ZERO_CLASSES and _zero_given(arguments):

@@ -28,7 +28,7 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from . import _rules as R
-from ._arguments import by_arguments, named_by_model
+from ._arguments import by_arguments, declared_references, named_by_model
 from ._detect import Detection, analyse
 from ._exception_names import lookup_name
 from ._exceptions import ExceptionFacts, Link, parse_retry_after, read_exception
@@ -991,6 +991,7 @@ def inspect_result(
     client: str | None = None,
     tool: str | None = None,
     arguments: Any = None,
+    parameters: Any = None,
 ) -> Verdict:
     """Detect and classify one tool result.
 
@@ -1001,7 +1002,9 @@ def inspect_result(
     ``tool``: the tool's name (informational); ``arguments``: the arguments of the call this
     result answers (parsed JSON or its text), when known: where the model wrote no value but
     where to read (a path, a URL, an id), a rejected value came from the data the tool read
-    (:mod:`toolerr._arguments`). Never raises on any content.
+    (:mod:`toolerr._arguments`); ``parameters``: the tool's declared JSON schema of its
+    parameters, when known: the arguments it describes as references to stored data (the name
+    of a saved query, a record's id) count as where to read. Never raises on any content.
     """
     if tool is not None and not isinstance(tool, str):
         raise TypeError(f"tool must be a str or None, not {type(tool).__name__}")
@@ -1012,25 +1015,31 @@ def inspect_result(
             if client is not None and not isinstance(client, str):
                 raise TypeError(f"client must be a str or None, not {type(client).__name__}")
             verdict = _inspect_text(content, flag, client)
-            return verdict if arguments is None else _with_arguments(verdict, content, None, arguments)
+            if arguments is None:
+                return verdict
+            return _with_arguments(verdict, content, None, arguments, parameters)
     det = analyse(content, is_error=is_error, exception=exception, client=client)
     if not det.failed:
         return NOT_FAILED
     verdict = _classify_safely(det, exception)
-    return verdict if arguments is None else _with_arguments(verdict, content, exception, arguments)
+    if arguments is None:
+        return verdict
+    return _with_arguments(verdict, content, exception, arguments, parameters)
 
 
 def _with_arguments(
-    verdict: Verdict, content: Any, exception: BaseException | None, arguments: Any
+    verdict: Verdict, content: Any, exception: BaseException | None, arguments: Any, parameters: Any = None
 ) -> Verdict:
-    """``verdict`` read beside the call's arguments (:mod:`toolerr._arguments`); fails open."""
+    """``verdict`` read beside the call's arguments and the tool's declared parameters
+    (:mod:`toolerr._arguments`); fails open."""
     if verdict.kind != "fixable" and verdict.kind != "ambiguous":
         return verdict
     try:
         texts = _texts_read(content, exception)
+        references = declared_references(parameters) if parameters is not None else frozenset()
         if verdict.kind == "ambiguous":
-            return named_by_model(verdict, texts, exception, arguments)
-        return by_arguments(verdict, texts, arguments)
+            return named_by_model(verdict, texts, exception, arguments, references)
+        return by_arguments(verdict, texts, arguments, references)
     except Exception:  # noqa: BLE001
         log_swallowed("classification by the call's arguments")
         return verdict

@@ -218,6 +218,7 @@ class ToolErrorLayer:
         text: str | None = None,
         tool: str | None = None,
         arguments: Any = None,
+        parameters: Any = None,
     ) -> Verdict:
         """Classify an exception a tool raised (adapters that catch it call this).
 
@@ -228,6 +229,9 @@ class ToolErrorLayer:
             arguments: The arguments of the call that raised it, when known: a rejected
                 value the model did not write (it gave only a path, a URL, an id) came from
                 the data the tool read (ambiguous, not fixable).
+            parameters: The tool's declared JSON schema of its parameters, when known: an
+                argument it describes as a reference to stored data ("Name of a saved
+                query", a ``uuid``) counts as where to read, not as a value the model wrote.
 
         Returns:
             The verdict (``failed`` is always true).
@@ -240,6 +244,7 @@ class ToolErrorLayer:
             client=self.policy.client,
             tool=tool,
             arguments=arguments,
+            parameters=parameters,
         )
         hidden = hidden_retries_of(exception)  # auto_retry re-ran the call before it
         return dataclasses.replace(verdict, hidden_retries=hidden) if hidden else verdict

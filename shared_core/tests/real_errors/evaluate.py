@@ -148,22 +148,26 @@ def score(label: str, kind: str | None) -> str:
     return "none"
 
 
-def results(cases: Iterable[Case], *, with_arguments: bool = False) -> list[Result]:
+def results(
+    cases: Iterable[Case], *, with_arguments: bool = False, with_parameters: bool = False
+) -> list[Result]:
     """Every case through every path; ``with_arguments``: each path also given the call's
-    arguments the case records (what an adapter or a gateway holds beside the result)."""
+    arguments the case records (what an adapter or a gateway holds beside the result);
+    ``with_parameters``: and the tool's declared parameters, where the case records them."""
     layer = ToolErrorLayer()
     out: list[Result] = []
     for case in cases:
         args = case.arguments if with_arguments else None
+        schema = case.parameters if with_parameters else None
         text = exception_text(case.exc)
-        verdict = layer.inspect_exception(case.exc, tool=case.tool, arguments=args)
+        verdict = layer.inspect_exception(case.exc, tool=case.tool, arguments=args, parameters=schema)
         out.append(Result(case, "exception", verdict, text))
         for fw, fw_text in framework_texts(case).items():
-            out.append(
-                Result(case, "framework", inspect_result(fw_text, client=fw, arguments=args), fw_text, fw)
-            )
-        out.append(Result(case, "flagged", inspect_result(text, is_error=True, arguments=args), text))
-        out.append(Result(case, "unflagged", inspect_result(text, arguments=args), text))
+            fw_verdict = inspect_result(fw_text, client=fw, arguments=args, parameters=schema)
+            out.append(Result(case, "framework", fw_verdict, fw_text, fw))
+        flagged = inspect_result(text, is_error=True, arguments=args, parameters=schema)
+        out.append(Result(case, "flagged", flagged, text))
+        out.append(Result(case, "unflagged", inspect_result(text, arguments=args, parameters=schema), text))
     return out
 
 

@@ -60,6 +60,10 @@ class Case:
     # The JSON arguments the model wrote in the tool call that failed (values the tool read
     # from a file, a service or its configuration are not in them); None: not recorded.
     arguments: dict[str, Any] | None = None
+    # The JSON schema of the tool's parameters as its author declared them to the model (what
+    # an adapter or a gateway holds beside the call: a function tool's ``parameters``, an MCP
+    # tool's ``inputSchema``); None: not recorded.
+    parameters: dict[str, Any] | None = None
 
 
 def exc_type(exc: BaseException) -> str:
@@ -1657,6 +1661,7 @@ def record(case: Case) -> dict[str, Any]:
         "str": normalise(str(case.exc)),
         "texts": {k: normalise(v) for k, v in texts.items()},
         **({} if case.arguments is None else {"arguments": _normalised_json(case.arguments)}),
+        **({} if case.parameters is None else {"parameters": _normalised_json(case.parameters)}),
     }
 
 

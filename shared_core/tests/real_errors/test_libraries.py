@@ -26,6 +26,10 @@ def test_module_regenerates_as_committed(name: str) -> None:
         assert c.kind in ("transient", "fixable", "unrecoverable", "ambiguous"), c.id
         assert (c.outcome is not None) == (c.kind == "transient"), c.id
         assert isinstance(c.arguments, dict), f"{c.id}: the call's arguments are not recorded"
+        if c.parameters is not None:  # the tool's declared schema: the arguments follow it
+            assert c.parameters.get("type") == "object", c.id
+            declared = c.parameters.get("properties")
+            assert isinstance(declared, dict) and set(c.arguments) <= set(declared), c.id
     fresh = {c.id: libraries.record(c) for c in cases}
     committed = libraries.committed(name)
     assert set(fresh) == set(committed), (
