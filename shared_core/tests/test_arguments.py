@@ -372,3 +372,19 @@ def test_a_huge_or_hostile_schema_fails_open() -> None:
     assert with_schema(LITERAL, {"p1": "x"}, many)[0] == "fixable"  # over the bound: not read
     odd = {"type": "object", "properties": {1: {"description": "Id"}, "name": {"description": 5}}}
     assert with_schema(LITERAL, {"name": "x"}, odd)[0] == "fixable"
+
+
+def test_the_kit_and_the_layer_pass_the_declared_parameters_on() -> None:
+    from toolerr.adapters import failure_of
+
+    layer = ToolErrorLayer()
+    arguments = {"name": "churn_by_plan"}
+    parameters = schema(name={"type": "string", "description": "Name of a saved query"})
+    assert failure_of(layer, LITERAL, tool="run_query", arguments=arguments).verdict.kind == "fixable"
+    failure = failure_of(layer, LITERAL, tool="run_query", arguments=arguments, parameters=parameters)
+    assert failure.verdict.kind == "ambiguous"
+    message = Message(
+        role="tool", content=f"ValueError: {LITERAL}", tool_call_id="c1", name="run_query", is_error=True
+    )
+    assert layer.inspect(message, arguments=arguments).kind == "fixable"
+    assert layer.inspect(message, arguments=arguments, parameters=parameters).kind == "ambiguous"

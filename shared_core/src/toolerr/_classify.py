@@ -1076,8 +1076,9 @@ def _original_content(content: Any) -> Any:
     return content
 
 
-def inspect_message(message: Message, arguments: Any = None) -> Verdict:
-    """:func:`inspect_result` for a neutral ``tool`` message; ``arguments``: its call's."""
+def inspect_message(message: Message, arguments: Any = None, parameters: Any = None) -> Verdict:
+    """:func:`inspect_result` for a neutral ``tool`` message; ``arguments``: its call's;
+    ``parameters``: its tool's declared JSON schema."""
     return inspect_result(
         message.content,
         is_error=message.is_error,
@@ -1085,4 +1086,5 @@ def inspect_message(message: Message, arguments: Any = None) -> Verdict:
         client=message.client,
         tool=message.name,
         arguments=arguments,
+        parameters=parameters,
     )

@@ -126,14 +126,20 @@ class Failure:
 
 
 def failure_of(
-    layer: ToolErrorLayer, error: BaseException, *, tool: str | None = None, arguments: Any = None
+    layer: ToolErrorLayer,
+    error: BaseException,
+    *,
+    tool: str | None = None,
+    arguments: Any = None,
+    parameters: Any = None,
 ) -> Failure:
     """The shown text and the verdict of a tool's exception: rendered once
     (:func:`~toolerr.adapters.exception_text`), classified once, from the object and
-    ``arguments``, the call's when the adapter has them (see :func:`toolerr.inspect_result`).
+    ``arguments``, the call's when the adapter has them, and ``parameters``, the tool's declared
+    JSON schema when it has that (see :func:`toolerr.inspect_result`).
     Raises what classification raises: call it inside :class:`fail_open`."""
     text = exception_text(error)
-    verdict = layer.inspect_exception(error, text=text, tool=tool, arguments=arguments)
+    verdict = layer.inspect_exception(error, text=text, tool=tool, arguments=arguments, parameters=parameters)
     if layer.policy.error_detail != "full":
         return Failure(shown_failure(layer, error, verdict), verdict)
     return Failure(_shown(layer, text), verdict)
@@ -150,14 +156,19 @@ def _shown(layer: ToolErrorLayer, text: str) -> str:
 
 
 def plain_failure_of(
-    layer: ToolErrorLayer, error: BaseException, *, tool: str | None = None, arguments: Any = None
+    layer: ToolErrorLayer,
+    error: BaseException,
+    *,
+    tool: str | None = None,
+    arguments: Any = None,
+    parameters: Any = None,
 ) -> Failure:
     """:func:`failure_of` for a framework that shows the model a failure as a plain tool
     result (no error flag): ``Error: `` goes before a ``Type: message`` that detection
     alone does not read as a failure (``Boom: the upstream said no``), so the model, and a
     later model call without the exception object, still see one. Capped with the prefix."""
     text = exception_text(error)
-    verdict = layer.inspect_exception(error, text=text, tool=tool, arguments=arguments)
+    verdict = layer.inspect_exception(error, text=text, tool=tool, arguments=arguments, parameters=parameters)
     if layer.policy.error_detail != "full":
         return Failure(shown_failure(layer, error, verdict), verdict)
     if not layer.inspect(Message(role="tool", content=text, client=layer.policy.client)).failed:
@@ -166,7 +177,13 @@ def plain_failure_of(
 
 
 def failure_as(
-    layer: ToolErrorLayer, error: BaseException, text: str, *, tool: str | None = None, arguments: Any = None
+    layer: ToolErrorLayer,
+    error: BaseException,
+    text: str,
+    *,
+    tool: str | None = None,
+    arguments: Any = None,
+    parameters: Any = None,
 ) -> Failure:
     """:func:`failure_of` for a protocol that fixes how a failed call is shown (MCP's
     ``MCP error -32602: Invalid params``, a proxy's own ``Error: ...``): ``text`` is kept
@@ -174,7 +191,7 @@ def failure_as(
     result would, as the server's error text does) and the verdict is classified once,
     from the object and that text. Raises what classification raises: call it inside
     :class:`fail_open`."""
-    verdict = layer.inspect_exception(error, text=text, tool=tool, arguments=arguments)
+    verdict = layer.inspect_exception(error, text=text, tool=tool, arguments=arguments, parameters=parameters)
     if layer.policy.error_detail != "full":
         return Failure(shown_failure(layer, error, verdict), verdict)
     return Failure(text, verdict)

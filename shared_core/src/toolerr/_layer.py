@@ -166,17 +166,20 @@ class ToolErrorLayer:
         """Drop what was kept for a run scope (a run given by object is dropped with it)."""
         self._runs.forget(run)
 
-    def inspect(self, message: Message, *, run: object | None = None, arguments: Any = None) -> Verdict:
+    def inspect(
+        self, message: Message, *, run: object | None = None, arguments: Any = None, parameters: Any = None
+    ) -> Verdict:
         """The verdict for one tool message: one remembered in the run scope for its call id
         and content, else detection and classification of the message itself (a
-        ``verdict`` the message carries wins). ``arguments``: its call's, when known (see
+        ``verdict`` the message carries wins). ``arguments``: its call's, when known;
+        ``parameters``: its tool's declared JSON schema, when known (see
         :func:`~toolerr.inspect_result`)."""
         if message.verdict is not None:
             return message.verdict
         remembered = self.recall(message.tool_call_id, message.content, run=run)
         if remembered is not None:
             return remembered
-        return inspect_message(message, arguments)
+        return inspect_message(message, arguments, parameters)
 
     def inspect_tool_result(
         self,
@@ -188,10 +191,11 @@ class ToolErrorLayer:
         call_id: str | None = None,
         run: object | None = None,
         arguments: Any = None,
+        parameters: Any = None,
     ) -> Verdict:
         """The verdict for one tool result given by its parts (see :meth:`inspect`)."""
         message = self._result_message(name, content, exception, is_error, call_id)
-        return self.inspect(message, run=run, arguments=arguments)
+        return self.inspect(message, run=run, arguments=arguments, parameters=parameters)
 
     def _result_message(
         self,
