@@ -388,3 +388,27 @@ def test_the_kit_and_the_layer_pass_the_declared_parameters_on() -> None:
     )
     assert layer.inspect(message, arguments=arguments).kind == "fixable"
     assert layer.inspect(message, arguments=arguments, parameters=parameters).kind == "ambiguous"
+
+
+def test_the_schema_reader_keeps_its_precision_on_real_tools() -> None:
+    """399 parameters of 173 real tools (MCP servers, LangChain, crewAI, GitHub, Stripe,
+    Notion, ...), labelled by a session that did not see the reader: a parameter read as a
+    reference that is a value the model composes (a search query, a new item's name) would
+    turn its parse errors from fixable to ambiguous. First measured at 0.924 (61 of 66)."""
+    from pathlib import Path
+
+    from toolerr._arguments import declared_references
+
+    rows = [
+        json.loads(line)
+        for line in (Path(__file__).parent / "data" / "tool_schemas.jsonl")
+        .read_text(encoding="utf-8")
+        .splitlines()
+    ]
+    read = [
+        row["label"]
+        for row in rows
+        if row["name"] in declared_references({"type": "object", "properties": {row["name"]: row["schema"]}})
+    ]
+    right, wrong = read.count("reference"), read.count("value")
+    assert right >= 55 and right / (right + wrong) >= 0.9, (right, wrong)
