@@ -394,7 +394,8 @@ def test_the_schema_reader_keeps_its_precision_on_real_tools() -> None:
     """399 parameters of 173 real tools (MCP servers, LangChain, crewAI, GitHub, Stripe,
     Notion, ...), labelled by a session that did not see the reader: a parameter read as a
     reference that is a value the model composes (a search query, a new item's name) would
-    turn its parse errors from fixable to ambiguous. First measured at 0.924 (61 of 66)."""
+    turn its parse errors from fixable to ambiguous. First measured at 0.924 (61 of 66); 0.982
+    (54 of 55) once only a description's head names the thing."""
     from pathlib import Path
 
     from toolerr._arguments import declared_references
@@ -411,4 +412,71 @@ def test_the_schema_reader_keeps_its_precision_on_real_tools() -> None:
         if row["name"] in declared_references({"type": "object", "properties": {row["name"]: row["schema"]}})
     ]
     right, wrong = read.count("reference"), read.count("value")
-    assert right >= 55 and right / (right + wrong) >= 0.9, (right, wrong)
+    assert right >= 50 and right / (right + wrong) >= 0.9, (right, wrong)
+
+
+# Real descriptions of content the model writes, from tools outside tool_schemas.jsonl (an
+# adversarial review): the value is described by its use, not as a thing that exists.
+CONTENT = [
+    "A jq filter to apply to the response to include certain fields. Consult the output schema"
+    " in the tool description to see the fields that are available.",
+    "The unified diff patch to apply to the file",
+    "Unified diff to apply. Should include file paths in the --- / +++ headers.",
+    "The Python code to execute. You can use any Python libraries and perform any operations"
+    " including file system operations.",
+    "The SQL query to execute. Use double-quoted identifiers for table and column names (e.g.,"
+    ' SELECT * FROM "TableName").',
+    "SQL query to execute. Use '{csv}' as placeholder for csv_file path.",
+    "How to handle duplicate rows",
+]
+
+
+@pytest.mark.parametrize("description", CONTENT)
+def test_a_value_described_by_its_use_is_not_a_reference(description: str) -> None:
+    parameters = schema(
+        account_id={"type": "string", "description": "Account identifier"},
+        body={"type": "string", "description": description},
+    )
+    arguments = {"account_id": "023e105f", "body": "print('hello, ' + name"}
+    for exc in (SYNTAX, LITERAL):
+        assert with_schema(exc, arguments, None)[0] == "fixable"
+        assert with_schema(exc, arguments, parameters)[0] == "fixable"
+
+
+def test_the_schema_never_undoes_what_the_values_alone_say() -> None:
+    exc = ValueError(
+        "1 validation error for Report\nowner\n  Field required [type=missing, input_value='pending', input_type=str]"
+    )
+    arguments = {"report": "q3-revenue"}
+    parameters = schema(report={"type": "string", "description": "Name of the saved report to load"})
+    assert with_schema(exc, arguments, None)[0] == "ambiguous"
+    assert with_schema(exc, arguments, parameters)[0] == "ambiguous"
+
+
+def test_a_malformed_format_keeps_the_arguments_reading(caplog: Any) -> None:
+    odd = {"type": "object", "properties": {"other": {"format": ["uri"]}, "x": {"format": {"a": 1}}}}
+    assert with_schema(LITERAL, {"path": "events.csv"}, odd) == ("ambiguous", "tool_input")
+    assert with_schema(KeyError("revnue"), {"column": "revnue"}, odd)[0] == "fixable"
+
+
+def test_a_thing_to_be_made_is_never_a_reference_whatever_its_format() -> None:
+    parameters = schema(hook={"type": "string", "format": "uri", "description": "URL for the new webhook"})
+    assert with_schema(LITERAL, {"hook": "example.com/h"}, None)[0] == "fixable"
+    assert with_schema(LITERAL, {"hook": "example.com/h"}, parameters)[0] == "fixable"
+    assert with_schema(LITERAL, {"hook": "example.com/h"}, schema(hook={"format": "uri"}))[0] == "ambiguous"
+
+
+def test_a_vocabulary_name_stays_the_model_s_to_fix() -> None:
+    for description in ("Name of the column to use for sorting", "Column name to query"):
+        parameters = schema(column={"type": "string", "description": description})
+        assert with_schema(KeyError("revnue"), {"column": "revnue"}, parameters)[0] == "fixable"
+
+
+def test_a_schema_is_read_once_per_object() -> None:
+    from toolerr._arguments import declared_references
+
+    parameters = schema(name={"type": "string", "description": "Name of a saved query"})
+    assert declared_references(parameters) == {"name"}
+    parameters["properties"]["name"]["description"] = "SQL text"  # changed in place: kept
+    assert declared_references(parameters) == {"name"}
+    assert declared_references(schema(name={"type": "string", "description": "SQL text"})) == set()

@@ -116,53 +116,106 @@ _REFERENCE_FORMATS = frozenset(
 )
 # A description that names a thing to be made, not one to be found: never a reference.
 _CREATES = re.compile(
-    r"\bnew\b|\bto (?:be )?(?:create|created|write|written|add|insert|send|post|publish|save|upload|store)\b",
+    r"\bnew\b|\bto (?:be )?(?:create|created|write|written|add|insert|send|post|publish|save|upload|store)\b"
+    r"|\b(?:will|to) generate\b",
     re.IGNORECASE,
 )
-# An identifier is a reference by itself ("Ticket id", "SHA of the commit", "the gid of a task").
-_IDENTIFIES = re.compile(
-    r"\b(?:id|ids|identifiers?|uuids?|guids?|gids?|uids?|slug|handle|sha)\b", re.IGNORECASE
+# What a description is about is its head: the words before the first preposition, verb
+# marker or punctuation ("Name" of "Name of a saved query", "Drive file id", "The SQL query"
+# of "The SQL query to execute. Use double-quoted identifiers"); words further on describe
+# the use ("to apply to the file") and say nothing of what the value is.
+_HEAD_END = re.compile(
+    r"[.,;:()\[\]{}\n]|\s(?:of|for|to|in|on|from|with|by|that|which|where|when|if|as|or|and|e\.g)\b",
+    re.IGNORECASE,
 )
-# A name, key, path or address is one when the description says the thing exists already
-# ("Name of a saved query", "Key of the cached value", "Path of the file to import").
-_NAMES = re.compile(r"\b(?:names?|keys?|paths?|urls?|uris?|files?|filenames?|titles?|refs?)\b", re.IGNORECASE)
+_HEAD_WORDS = 5
+# An identifier is a reference by itself ("Ticket id", "The ID of the channel", "SHA of the commit").
+_IDENTIFIES = re.compile(r"\b(?:id|ids|identifiers?|uuids?|guids?|gids?|uids?|slug|sha)\b", re.IGNORECASE)
+# A stored thing named in the head ("Existing model name", "Stored template to render").
+_STORED = re.compile(r"\b(?:saved|stored|existing|registered|cached|uploaded|installed)\b", re.IGNORECASE)
+# A name, key, path or title is one when the first sentence says the thing exists already
+# ("Name of a saved query", "Key of the cached value", "Path of the file to import"); not
+# "to use" or "to query" ("Name of the column to use for sorting": a schema's vocabulary).
+_NAMES = re.compile(r"\b(?:names?|keys?|paths?|urls?|uris?|filenames?|titles?|refs?)\b", re.IGNORECASE)
 _EXISTS = re.compile(
     r"\b(?:saved|stored|existing|registered|configured|cached|uploaded|installed|known)\b"
-    r"|\bto (?:read|load|open|fetch|get|look ?up|retrieve|download|import|parse|run|execute|render|apply|use"
-    r"|query|inspect|check ?out|restore|update|edit|modify|delete|remove|move|copy|archive|close|merge"
+    r"|\bto (?:read|load|open|fetch|get|look ?up|retrieve|download|import|run|execute|render"
+    r"|inspect|check ?out|restore|update|edit|modify|delete|remove|move|copy|archive|close|merge"
     r"|cancel|rename)\b",
     re.IGNORECASE,
 )
 _MAX_PROPERTIES = 256
 
 
+def _head(description: str) -> str:
+    """The head noun phrase of a description: its first words, up to the first preposition,
+    verb marker or punctuation (at most five words)."""
+    start = description[:120]  # five words of a description fit in it
+    end = _HEAD_END.search(start)
+    head = start[: end.start()] if end is not None else start
+    return " ".join(head.split()[:_HEAD_WORDS])
+
+
+def _first_sentence(description: str) -> str:
+    end = re.search(r"[.;\n]\s", description)
+    return description[: end.start()] if end is not None else description
+
+
+def _declares_reference(schema: Mapping[Any, Any]) -> bool:
+    description = schema.get("description")
+    description = description[:300] if isinstance(description, str) else ""
+    if _CREATES.search(description):
+        return False
+    form = schema.get("format")
+    if isinstance(form, str) and form in _REFERENCE_FORMATS:
+        return True
+    head = _head(description)
+    if _IDENTIFIES.search(head) or _STORED.search(head):
+        return True
+    return bool(_NAMES.search(head) and _EXISTS.search(_first_sentence(description)))
+
+
+# The last schemas read, by identity (an adapter hands the same tool's schema on every call):
+# id -> (the schema, its references). A schema changed in place keeps its first reading.
+_READ: dict[int, tuple[object, frozenset[str]]] = {}
+_READ_MAX = 128
+
+
 def declared_references(parameters: Any) -> frozenset[str]:
     """The names of the parameters a tool's JSON schema declares as references to stored data:
-    a ``format`` that addresses something (``uri``, ``uuid``, ``path``), or a description that
-    calls the value an identifier, or a name, key, path or title of something that exists
-    already ("Name of a saved query", "Path of the file to import"), never one to be made
-    ("Name for the new branch"). Reads the first 300 characters of each description; an
-    ``enum`` is a value, not a reference. Anything that is not a schema object: none."""
+    a ``format`` that addresses something (``uri``, ``uuid``, ``path``), or a description
+    whose head (its first words, before a preposition or a verb) is an identifier ("Ticket
+    id", "The ID of the channel") or a stored thing ("Existing model name"), or a name, key,
+    path or title whose first sentence says the thing exists already ("Name of a saved
+    query", "Path of the file to import"); never one to be made ("Name for the new branch",
+    "URL for the new webhook"), never an ``enum``, never a value described by its use ("The
+    SQL query to execute", "A unified diff patch to apply to the file"). Reads the first 300
+    characters of each description. Anything that is not a schema object: none. A schema is
+    read once per object (the last 128 kept): one changed in place keeps its first reading."""
     if not isinstance(parameters, Mapping):
         return _NO_REFERENCES
+    known = _READ.get(id(parameters))
+    if known is not None and known[0] is parameters:
+        return known[1]
+    found = _read_references(parameters)
+    if len(_READ) >= _READ_MAX:
+        _READ.clear()
+    _READ[id(parameters)] = (parameters, found)
+    return found
+
+
+def _read_references(parameters: Mapping[Any, Any]) -> frozenset[str]:
     properties = parameters.get("properties")
     if not isinstance(properties, Mapping) or len(properties) > _MAX_PROPERTIES:
         return _NO_REFERENCES
-    found = []
-    for name, schema in properties.items():
-        if not isinstance(name, str) or not isinstance(schema, Mapping) or "enum" in schema:
-            continue
-        if schema.get("format") in _REFERENCE_FORMATS:
-            found.append(name)
-            continue
-        description = schema.get("description")
-        if not isinstance(description, str):
-            continue
-        description = description[:300]
-        if _CREATES.search(description):
-            continue
-        if _IDENTIFIES.search(description) or (_NAMES.search(description) and _EXISTS.search(description)):
-            found.append(name)
+    found = [
+        name
+        for name, schema in properties.items()
+        if isinstance(name, str)
+        and isinstance(schema, Mapping)
+        and "enum" not in schema
+        and _declares_reference(schema)
+    ]
     return frozenset(found)
 
 
@@ -258,6 +311,10 @@ def by_arguments(
     (:func:`declared_references`)."""
     if verdict.kind != "fixable" or verdict.family not in CONTENT_FAMILIES:
         return verdict
+    if references:  # the schema only ever adds locators: what the values alone say stands
+        alone = by_arguments(verdict, texts, arguments)
+        if alone.kind == "ambiguous":
+            return alone
     leaves = _all_leaves(arguments, references)
     locators = _locators(leaves)
     if (

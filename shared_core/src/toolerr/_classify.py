@@ -28,7 +28,7 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from . import _rules as R
-from ._arguments import by_arguments, declared_references, named_by_model
+from ._arguments import CONTENT_FAMILIES, TOOL_INPUT_FAMILY, by_arguments, declared_references, named_by_model
 from ._detect import Detection, analyse
 from ._exception_names import lookup_name
 from ._exceptions import ExceptionFacts, Link, parse_retry_after, read_exception
@@ -1036,13 +1036,33 @@ def _with_arguments(
         return verdict
     try:
         texts = _texts_read(content, exception)
-        references = declared_references(parameters) if parameters is not None else frozenset()
+        references = _references(parameters) if _reads_references(verdict) else frozenset()
         if verdict.kind == "ambiguous":
             return named_by_model(verdict, texts, exception, arguments, references)
         return by_arguments(verdict, texts, arguments, references)
     except Exception:  # noqa: BLE001
         log_swallowed("classification by the call's arguments")
         return verdict
+
+
+def _reads_references(verdict: Verdict) -> bool:
+    """Can the tool's declared references change ``verdict``? (A content failure read as
+    the model's, or a lookup that found nothing.)"""
+    if verdict.kind == "fixable":
+        return verdict.family in CONTENT_FAMILIES
+    return verdict.family != TOOL_INPUT_FAMILY
+
+
+def _references(parameters: Any) -> frozenset[str]:
+    """:func:`declared_references` of a schema; none (and a WARNING) where reading it fails:
+    the arguments are still read."""
+    if parameters is None:
+        return frozenset()
+    try:
+        return declared_references(parameters)
+    except Exception:  # noqa: BLE001
+        log_swallowed("reading the tool's declared parameters")
+        return frozenset()
 
 
 def _texts_read(content: Any, exception: BaseException | None) -> tuple[str, ...]:
