@@ -156,8 +156,11 @@ def _head(description: str) -> str:
     return " ".join(head.split()[:_HEAD_WORDS])
 
 
+_SENTENCE_END = re.compile(r"[.;\n]\s")
+
+
 def _first_sentence(description: str) -> str:
-    end = re.search(r"[.;\n]\s", description)
+    end = _SENTENCE_END.search(description)
     return description[: end.start()] if end is not None else description
 
 

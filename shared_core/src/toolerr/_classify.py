@@ -1056,8 +1056,6 @@ def _reads_references(verdict: Verdict) -> bool:
 def _references(parameters: Any) -> frozenset[str]:
     """:func:`declared_references` of a schema; none (and a WARNING) where reading it fails:
     the arguments are still read."""
-    if parameters is None:
-        return frozenset()
     try:
         return declared_references(parameters)
     except Exception:  # noqa: BLE001
