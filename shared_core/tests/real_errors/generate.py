@@ -1586,10 +1586,15 @@ def stdlib_cases(tmp: Path, port: int, dead: int) -> Iterator[Case]:
 def generate(with_postgres: bool = True) -> list[Case]:
     """Every case, triggered live. Takes a few seconds (plus PostgreSQL's start)."""
     cases: list[Case] = []
-    with warnings.catch_warnings(), offline_dns(), tempfile.TemporaryDirectory() as tmpname:
+    _normalise_ports.clear()  # ports other generators named are not this corpus's
+    with (
+        warnings.catch_warnings(),
+        offline_dns(),
+        tempfile.TemporaryDirectory() as tmpname,
+        servers.held_refused_port() as dead,
+    ):
         warnings.simplefilter("ignore")
         tmp = Path(tmpname)
-        dead = servers.refused_port()
         with servers.http_server() as port:
             for gen in (
                 httpx_cases,

@@ -398,6 +398,8 @@ class _Handler(BaseHTTPRequestHandler):
             body = json.dumps(scenario.body).encode()
             ctype = "application/x-amz-json-1.0" if name.startswith("aws_") else "application/json"
         self.send_response(scenario.status)
+        if self.close_connection:  # the client asked for it: say so, as a real server does
+            self.send_header("connection", "close")
         self.send_header("content-type", ctype)
         self.send_header("content-length", str(len(body)))
         for key, value in scenario.headers.items():
@@ -440,11 +442,34 @@ def http_server() -> Iterator[int]:
 
 
 def refused_port() -> int:
-    """A loopback port that was just free: connecting to it is refused."""
+    """A loopback port that was just free: connecting to it is refused (another server may be
+    given it later: :func:`held_refused_port` keeps it)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port: int = s.getsockname()[1]
     return port
+
+
+@contextmanager
+def held_refused_port(avoid: frozenset[int] | set[int] = frozenset()) -> Iterator[int]:
+    """A loopback port that refuses connections for as long as the block runs: bound and not
+    listening (Linux answers a SYN with a reset), so no server started meanwhile is given it.
+    Never a number in ``avoid``."""
+    held: list[socket.socket] = []
+    try:
+        while True:
+            s = socket.socket()
+            held.append(s)
+            s.bind(("127.0.0.1", 0))
+            port: int = s.getsockname()[1]
+            if port not in avoid:
+                break
+        for other in held[:-1]:
+            other.close()
+        yield port
+    finally:
+        for s in held:
+            s.close()
 
 
 # What real Google services put in the details of each status (their error model guide).

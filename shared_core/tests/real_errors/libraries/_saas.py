@@ -107,6 +107,10 @@ def _handler(service_box: list[Service], server_name: str) -> type[BaseHTTPReque
             else:
                 body, ctype = json.dumps(reply.body).encode(), "application/json"
             self.send_response(reply.status)
+            if self.close_connection:
+                # the client asked for it (prawcore's token request): a real server says so,
+                # or the client may reuse the socket this thread is about to close
+                self.send_header("connection", "close")
             headers = {"content-type": reply.ctype or ctype, "content-length": str(len(body))}
             headers.update({k.lower(): v for k, v in reply.headers.items()})
             for key, value in headers.items():
