@@ -48,6 +48,7 @@ from ._messages import (
     verdict_of,
     with_verdict,
 )
+from ._parameters import declared_parameters
 
 if TYPE_CHECKING:
     from langchain.agents.middleware.types import ExtendedModelResponse, ToolCallRequest
@@ -270,8 +271,9 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
         if not isinstance(result, ToolMessage) or result.status != "error" or verdict_of(result) is not None:
             return result
         with fail_open(f"classifying the error result of {tool_name}"):
-            arguments = request.tool_call.get("args")
-            return with_verdict(result, self.layer.inspect(to_toolerr(result), arguments=arguments))
+            arguments, parameters = request.tool_call.get("args"), declared_parameters(request.tool)
+            verdict = self.layer.inspect(to_toolerr(result), arguments=arguments, parameters=parameters)
+            return with_verdict(result, verdict)
         return result
 
     @property
@@ -283,7 +285,8 @@ class ToolErrorMiddleware(AgentMiddleware[AgentState[ResponseT], ContextT, Respo
     def _failure(self, exc: Exception, tool_name: str, request: ToolCallRequest) -> Failure | None:
         """The exception classified once (its shown text under ``error_detail`` with it)."""
         with fail_open(f"classifying the exception of {tool_name}", "the error result goes out unclassified"):
-            return failure_of(self.layer, exc, tool=tool_name, arguments=request.tool_call.get("args"))
+            arguments, parameters = request.tool_call.get("args"), declared_parameters(request.tool)
+            return failure_of(self.layer, exc, tool=tool_name, arguments=arguments, parameters=parameters)
         return None
 
     def _content(self, exc: Exception, request: ToolCallRequest, failure: Failure | None) -> Any:

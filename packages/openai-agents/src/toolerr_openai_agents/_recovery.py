@@ -166,16 +166,19 @@ class ToolErrorRecovery:
         (the user's formatter's text) classified as it; its verdict is remembered in the
         run's scope for the call id and the result, and the attempt running for the hook's
         ``context`` (``auto_retry``) is told it failed."""
-        arguments = None
+        arguments = parameters = None
         if isinstance(context, ToolContext):
             tool, call_id = tool or context.tool_name, call_id or context.tool_call_id
             arguments = context.tool_arguments  # the model's JSON text
+            parameters = declared_parameters(context)
         snapshot = self._trail.current()
         run = snapshot.run if snapshot is not None else None
         then = "the SDK's default text is used" if shown is None else "its text is classified alone"
         with fail_open(_CLASSIFYING, then):
             if shown is None:
-                failure = plain_failure_of(self.layer, error, tool=tool, arguments=arguments)
+                failure = plain_failure_of(
+                    self.layer, error, tool=tool, arguments=arguments, parameters=parameters
+                )
                 text, verdict = failure.text, failure.verdict
                 _CLASSIFIED.set((error, verdict))  # for the user's formatter's words, next
             else:
@@ -185,7 +188,9 @@ class ToolErrorRecovery:
                 else:
                     text, verdict = (
                         shown,
-                        failure_of(self.layer, error, tool=tool, arguments=arguments).verdict,
+                        failure_of(
+                            self.layer, error, tool=tool, arguments=arguments, parameters=parameters
+                        ).verdict,
                     )
             self.layer.remember(call_id, verdict, text, run=run)
             attempt = attempt_of(context)
@@ -375,6 +380,25 @@ class ToolErrorRecovery:
             else:
                 raise TypeError(f"wrap() takes an Agent or a FunctionTool, got {type(target).__name__}")
         return targets[0]
+
+
+def declared_parameters(context: ToolContext[Any]) -> dict[str, Any] | None:
+    """The declared JSON schema of the parameters of the tool a failure hook's context is
+    for: the ``params_json_schema`` of the agent's ``FunctionTool`` of that name (the
+    tool's own dict, the same object at every call, so the core's reading of it is cached
+    per tool). ``None`` where there is none to read: no agent on the context, a tool not
+    among the agent's (MCP tools are listed per turn and are not), two of that name that
+    the namespace does not tell apart; never raises."""
+    with fail_open("reading the tool's declared parameters", "the failure is classified without them"):
+        name = context.tool_name
+        tools = getattr(getattr(context, "agent", None), "tools", None) or ()
+        found = [t for t in tools if isinstance(t, FunctionTool) and t.name == name]
+        if len(found) > 1:
+            namespace = getattr(context, "tool_namespace", None)
+            found = [t for t in found if getattr(t, "_tool_namespace", None) == namespace]
+        schema = found[0].params_json_schema if len(found) == 1 else None
+        return schema if isinstance(schema, dict) else None
+    return None
 
 
 # -- hidden retries (``auto_retry``) ------------------------------------------------------

@@ -214,29 +214,39 @@ class ToolErrors(AbstractCapability[Any]):
         has retries left; past its ``max_retries`` a failed result (fixable) instead of
         ``UnexpectedModelBehavior`` ending the run."""
         if ctx.retries.get(call.tool_name, 0) < ctx.max_retries:
-            self._remember_rejected(ctx, call, error)
+            self._remember_rejected(ctx, call, tool_def, error)
             raise error
-        failure = self._failed(ctx, call, error, "classifying an argument validation error")
+        failure = self._failed(ctx, call, tool_def, error, "classifying an argument validation error")
         raise ToolFailed(failure.text) from error
 
-    def _failed(self, ctx: RunContext[Any], call: ToolCallPart, error: Exception, where: str) -> Failure:
+    def _failed(
+        self, ctx: RunContext[Any], call: ToolCallPart, tool_def: ToolDefinition, error: Exception, where: str
+    ) -> Failure:
         """The failure shown for ``error``, remembered for the call; when toolerr fails
         (logged), ``error`` itself is raised: it propagates as without toolerr."""
         with fail_open(where, "it propagates"):
             layer, run = self._scope(ctx)
-            failure = self._failure(layer, error, call)
+            failure = self._failure(layer, error, call, tool_def)
             layer.remember(call.tool_call_id, failure.verdict, content=failure.text, run=run)
             return failure
         raise error from None
 
-    def _failure(self, layer: ToolErrorLayer, error: Exception, call: ToolCallPart) -> Failure:
-        """A ``ModelRetry`` is the framework's fixable signal; any other error is classified."""
+    def _failure(
+        self, layer: ToolErrorLayer, error: Exception, call: ToolCallPart, tool_def: ToolDefinition
+    ) -> Failure:
+        """A ``ModelRetry`` is the framework's fixable signal; any other error is classified,
+        with the call's arguments and the tool's declared parameters."""
         if isinstance(error, ModelRetry):
             return Failure(clean_text(error.message, self.policy.max_error_chars), _RETRY)
-        return failure_of(layer, error, tool=call.tool_name, arguments=call.args)
+        parameters = declared_parameters(tool_def)
+        return failure_of(layer, error, tool=call.tool_name, arguments=call.args, parameters=parameters)
 
     def _remember_rejected(
-        self, ctx: RunContext[Any], call: ToolCallPart, error: ValidationError | ModelRetry
+        self,
+        ctx: RunContext[Any],
+        call: ToolCallPart,
+        tool_def: ToolDefinition,
+        error: ValidationError | ModelRetry,
     ) -> None:
         """The verdict of the exception object, for the ``retried`` result pydantic-ai builds
         from it: malformed JSON is as fixable on the first retry as past ``max_retries``."""
@@ -247,7 +257,8 @@ class ToolErrors(AbstractCapability[Any]):
 
             content = tool_return_text(build_retried_tool_return(error, tool_name=call.tool_name))
             layer, run = self._scope(ctx)
-            layer.remember(call.tool_call_id, self._failure(layer, error, call).verdict, content, run=run)
+            verdict = self._failure(layer, error, call, tool_def).verdict
+            layer.remember(call.tool_call_id, verdict, content, run=run)
 
     async def on_tool_execute_error(
         self,
@@ -267,10 +278,21 @@ class ToolErrors(AbstractCapability[Any]):
             if not _is_mcp(tool_def):
                 raise error
             self._mcp_failure(ctx, call, cause.message)
-        failure = self._failed(ctx, call, error, "classifying a tool exception")
+        failure = self._failed(ctx, call, tool_def, error, "classifying a tool exception")
         if failure.verdict.kind == "fixable" and ctx.retries.get(call.tool_name, 0) < ctx.max_retries:
             raise _Mapped(failure.text) from error
         raise ToolFailed(failure.text) from error
+
+
+def declared_parameters(tool_def: ToolDefinition) -> dict[str, Any] | None:
+    """The tool's declared JSON schema of its parameters, ``ToolDefinition.parameters_json_schema``:
+    as the model is given it, a function tool's own dict (the same object at every call, so
+    the core's reading of it is cached per tool), an MCP tool's ``inputSchema`` as listed.
+    ``None`` where there is none to read; never raises."""
+    with fail_open("reading the tool's declared parameters", "the failure is classified without them"):
+        schema = tool_def.parameters_json_schema
+        return schema if isinstance(schema, dict) else None
+    return None
 
 
 def _is_mcp(tool_def: ToolDefinition) -> bool:
