@@ -9,7 +9,7 @@ import json
 import logging
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
 import toolerr
@@ -426,3 +426,107 @@ def test_a_wrapped_tools_verdict_stays_with_its_session(
         ("transient", "exception"),
         ("unrecoverable", "exception"),
     ]
+
+
+# -- the tool's declared parameters -------------------------------------------------------
+
+LITERAL = "ValueError: invalid literal for int() with base 10: 'forty'"
+SAVED = "Name of a saved query"  # a reference to stored data: the value was read, not written
+WRITTEN = "SQL query to run"  # the value itself: the model wrote it
+
+
+def query_tool(description: str) -> Any:
+    """``run_query(name)``, its parameter declared with ``description``; it rejects the value."""
+    from claude_agent_sdk import tool
+
+    @tool("run_query", "Run a query", {"name": Annotated[str, description]})
+    async def run_query(args: dict[str, Any]) -> dict[str, Any]:
+        raise ValueError("invalid literal for int() with base 10: 'forty'")
+
+    return run_query
+
+
+@pytest.mark.parametrize(("description", "kind"), [(SAVED, "ambiguous"), (WRITTEN, "fixable")])
+def test_the_tools_declared_parameters_decide_the_note(
+    upstream: FakeUpstream, dirs: tuple[Path, Path], description: str, kind: str
+) -> None:
+    """The same rejected value of a wrapped tool: fixable when the schema the model was
+    given says the model wrote it (the note tells it to correct the value), ambiguous when
+    it says the value names a saved query (it came from stored data: no note tells the
+    model to rewrite it)."""
+    records: list[toolerr.DetectionRecord] = []
+    upstream.scripts["QUERY"] = [[Use("toolu_1", "mcp__kit__run_query", {"name": "churn_by_plan"})], "done"]
+
+    async def main() -> None:
+        async with ToolErrorRecovery(on_record=records.append) as recovery:
+            options = base_options(upstream.url, *dirs, [recovery.tool(query_tool(description))])
+            options.allowed_tools = ["mcp__kit__run_query"]
+            await run("QUERY: how many churned", recovery.options(options))
+
+    asyncio.run(main())
+    request = _step(upstream.loop_requests("QUERY"), 1)
+    [declared] = [t["input_schema"] for t in request["tools"] if t["name"] == "mcp__kit__run_query"]
+    assert declared["properties"]["name"]["description"] == description  # what the model was given
+    blocks = _last_user(request)
+    assert blocks[0]["type"] == "tool_result" and blocks[0]["is_error"] is True
+    error = blocks[0]["content"]
+    assert isinstance(error, str) and error.split("\n\n<system-reminder>", 1)[0] == LITERAL
+    if kind == "fixable":
+        note = _note("mcp__kit__run_query", 'name="churn_by_plan"', LITERAL, FIXABLE)
+        assert blocks[1:] == [{"type": "text", "text": note}]
+    else:
+        assert blocks[1:] == []  # no guidance for an ambiguous failure
+    assert [(r.kind, r.detection) for r in records] == [(kind, "exception")]
+
+
+@pytest.fixture
+def classified(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, str | None]]:
+    """Each exception the layer classifies: the parameters it was given and the kind."""
+    seen: list[tuple[Any, str | None]] = []
+    inspect = toolerr.ToolErrorLayer.inspect_exception
+
+    def spy(self: toolerr.ToolErrorLayer, exception: BaseException, **kwargs: Any) -> toolerr.Verdict:
+        verdict = inspect(self, exception, **kwargs)
+        seen.append((kwargs.get("parameters"), verdict.kind))
+        return verdict
+
+    monkeypatch.setattr(toolerr.ToolErrorLayer, "inspect_exception", spy)
+    return seen
+
+
+def test_the_declared_parameters_are_read_once_per_tool(
+    monkeypatch: pytest.MonkeyPatch, classified: list[tuple[Any, str | None]]
+) -> None:
+    """Read when the tool is wrapped, as the SDK lists them; the same dict for every failure."""
+    import toolerr_claude_agent_sdk._recovery as recovery_module
+
+    reads: list[Any] = []
+    declared = recovery_module._declared_parameters
+    monkeypatch.setattr(recovery_module, "_declared_parameters", lambda t: reads.append(t) or declared(t))
+    wrapped = ToolErrorRecovery().tool(query_tool(SAVED))
+    for _ in range(2):
+        result = asyncio.run(wrapped.handler({"name": "churn_by_plan"}))
+        assert result == {"content": [{"type": "text", "text": LITERAL}], "is_error": True}
+    assert len(reads) == 1
+    (first, kind), (second, _) = classified
+    assert first is second and kind == "ambiguous"
+    assert first["properties"]["name"] == {"type": "string", "description": SAVED}
+
+
+def test_a_schema_that_cannot_be_read_is_left_out(
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    classified: list[tuple[Any, str | None]],
+) -> None:
+    import toolerr_claude_agent_sdk._recovery as recovery_module
+
+    def broken(sdk_tool: Any) -> Any:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(recovery_module, "_declared_parameters", broken)
+    with caplog.at_level(logging.WARNING, logger="toolerr"):
+        wrapped = ToolErrorRecovery().tool(query_tool(SAVED))  # wrapping does not raise
+        result = asyncio.run(wrapped.handler({"name": "churn_by_plan"}))
+    assert result == {"content": [{"type": "text", "text": LITERAL}], "is_error": True}
+    assert classified == [(None, "fixable")]  # classified without the schema
+    assert any(r.name == "toolerr" and "declared parameters" in r.getMessage() for r in caplog.records)

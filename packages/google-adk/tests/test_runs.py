@@ -9,7 +9,7 @@ import json
 import logging
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
 import toolerr
@@ -23,6 +23,10 @@ from google.adk.models.llm_response import LlmResponse
 from google.adk.plugins import ReflectAndRetryToolPlugin
 from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.runners import InMemoryRunner
+from google.adk.tools.base_tool import BaseTool
+from google.adk.tools.tool_context import ToolContext
+from google.genai import types
+from pydantic import Field
 from shared_support import CASES, FIXABLE, MCP_FILES_SERVER, TRANSIENT, UNRECOVERABLE
 from test_forms import QUESTION, note, weather_tool
 from toolerr import DetectionRecord, ToolLoopError
@@ -400,6 +404,122 @@ def test_transfer_to_a_sub_agent_whose_tool_fails() -> None:
         "role": "user",
     }
     assert NOTE_PREFIX not in repr(dump([e.content for e in session.events if e.content]))
+
+
+# -- the tool's declared parameters -------------------------------------------------------
+
+LITERAL = "ValueError: invalid literal for int() with base 10: 'forty'"
+SAVED = "Name of a saved query"  # a reference to stored data: the value was read, not written
+WRITTEN = "SQL query to run"  # the value itself: the model wrote it
+
+
+def query_function(description: str) -> Any:
+    """A function tool whose parameter ADK declares with ``parameters_json_schema``."""
+
+    def run_query(name: str) -> dict[str, Any]:
+        """Run a query."""
+        raise ValueError("invalid literal for int() with base 10: 'forty'")
+
+    # evaluated here (this module's annotations are strings ADK cannot resolve in a closure)
+    run_query.__annotations__ = {
+        "name": Annotated[str, Field(description=description)],
+        "return": dict[str, Any],
+    }
+    return run_query
+
+
+class SchemaQueryTool(BaseTool):
+    """A tool that declares its parameter with a ``google.genai`` ``Schema``
+    (``FunctionDeclaration.parameters``); counts how often its declaration is read."""
+
+    def __init__(self, description: str) -> None:
+        super().__init__(name="run_query", description="Run a query.")
+        self.parameter = description
+        self.declarations = 0
+
+    def _get_declaration(self) -> types.FunctionDeclaration:
+        self.declarations += 1
+        return types.FunctionDeclaration(
+            name=self.name,
+            description=self.description,
+            parameters=types.Schema(
+                type=types.Type.OBJECT,
+                properties={"name": types.Schema(type=types.Type.STRING, description=self.parameter)},
+                required=["name"],
+            ),
+        )
+
+    async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
+        raise ValueError("invalid literal for int() with base 10: 'forty'")
+
+
+def query_run(tool: Any, plugin: ToolErrorPlugin, calls: int = 1) -> list[dict[str, Any]]:
+    """The contents the model got after ``calls`` failed calls of ``run_query``."""
+    script: list[Any] = [[("run_query", {"name": "churn_by_plan"})]] * calls
+    runner, model = make_runner([*script, "done"], [tool], [plugin])
+    asyncio.run(run(runner, "How many churned?"))
+    return dump(model.requests[calls])
+
+
+def query_contents(kind: str) -> list[dict[str, Any]]:
+    """What the model sees at the decision step: the failure, and for a fixable one the note."""
+    contents = [
+        {"parts": [{"text": "How many churned?"}], "role": "user"},
+        {
+            "parts": [{"function_call": {"args": {"name": "churn_by_plan"}, "name": "run_query"}}],
+            "role": "model",
+        },
+        {
+            "parts": [{"function_response": {"name": "run_query", "response": {"error": LITERAL}}}],
+            "role": "user",
+        },
+    ]
+    if kind == "fixable":
+        text = (
+            f'{NOTE_PREFIX}the last attempt called run_query with name="churn_by_plan" and it failed'
+            f" with: {LITERAL}\n\n{FIXABLE}"
+        )
+        contents.append({"parts": [{"text": text}], "role": "user"})
+    return contents
+
+
+@pytest.mark.parametrize("make_tool", [query_function, SchemaQueryTool], ids=["json_schema", "genai_schema"])
+@pytest.mark.parametrize(("description", "kind"), [(SAVED, "ambiguous"), (WRITTEN, "fixable")])
+def test_the_tools_declared_parameters_decide_the_note(make_tool: Any, description: str, kind: str) -> None:
+    """The same rejected value: fixable when the schema says the model wrote it (the note
+    tells it to correct the value), ambiguous when the schema says it names a saved query
+    (the value came from stored data: no note tells the model to rewrite it)."""
+    records: list[DetectionRecord] = []
+    contents = query_run(make_tool(description), ToolErrorPlugin(on_record=records.append))
+    assert contents == query_contents(kind)
+    assert [(r.tool, r.kind) for r in records] == [("run_query", kind)]
+
+
+def test_the_declared_parameters_are_read_once_per_tool() -> None:
+    """The same tool failing in two runs: the plugin reads its declaration once (ADK itself
+    reads it for every request) and hands the core the same dict each time."""
+    tool = SchemaQueryTool(SAVED)
+    plugin = ToolErrorPlugin()
+    assert query_run(tool, plugin) == query_contents("ambiguous")
+    first = tool.declarations
+    assert query_run(tool, plugin) == query_contents("ambiguous")
+    assert tool.declarations - first == first - 1  # the second run: ADK's reads only
+    assert plugin._parameters.of(tool) is plugin._parameters.of(tool)
+
+
+def test_a_declaration_that_cannot_be_read_is_left_out(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import toolerr_google_adk._plugin as plugin_module
+
+    def broken(tool: Any) -> Any:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(plugin_module, "_declared", broken)
+    with caplog.at_level(logging.WARNING, logger="toolerr"):
+        contents = query_run(query_function(SAVED), ToolErrorPlugin())
+    assert contents == query_contents("fixable")  # classified without the schema
+    assert any(r.name == "toolerr" and "declared parameters" in r.getMessage() for r in caplog.records)
 
 
 # -- MCP ---------------------------------------------------------------------------------

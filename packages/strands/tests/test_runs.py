@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import http.server
+import logging
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -228,3 +229,71 @@ def test_strands_refuses_a_second_concurrent_invocation_of_one_agent(server: str
     assert isinstance(second, ConcurrencyException)
     assert not isinstance(first, BaseException)
     assert entries(model.sent[1])[-1][1].endswith(UNRECOVERABLE)
+
+
+# -- the tool's declared parameters -------------------------------------------------------
+
+LITERAL = "ValueError: invalid literal for int() with base 10: 'forty'"
+SAVED = "Name of a saved query."  # a reference to stored data: the value was read, not written
+WRITTEN = "SQL query to run."  # the value itself: the model wrote it
+QUERY_CALL = [[("call_0", "run_query", {"name": "churn_by_plan"})], "done"]
+
+
+def query_tool(description: str) -> Any:
+    """``@tool`` ``run_query(name)``: strands reads the parameter's description from the
+    docstring into ``tool_spec["inputSchema"]["json"]``; the tool rejects the value."""
+
+    def run_query(name: str) -> str:
+        raise ValueError("invalid literal for int() with base 10: 'forty'")
+
+    run_query.__doc__ = f"Run a query.\n\nArgs:\n    name: {description}\n"
+    return tool(run_query)
+
+
+def query_entries(kind: str) -> list[Any]:
+    """What the model sees after the failure: the result, and for a fixable one the note."""
+    seen = [("user", ASK), ("call", "run_query", {"name": "churn_by_plan"}), ("tool", LITERAL)]
+    if kind == "fixable":
+        text = note('name="churn_by_plan"', LITERAL, FIXABLE).replace("get_weather", "run_query", 1)
+        seen.append(("user", text))
+    return seen
+
+
+@pytest.mark.parametrize(("description", "kind"), [(SAVED, "ambiguous"), (WRITTEN, "fixable")])
+def test_the_tools_declared_parameters_decide_the_note(description: str, kind: str) -> None:
+    """The same rejected value: fixable when the tool's schema says the model wrote it (the
+    note tells it to correct the value), ambiguous when the schema says it names a saved
+    query (the value came from stored data: no note tells the model to rewrite it)."""
+    records: list[DetectionRecord] = []
+    run_query = query_tool(description)
+    assert run_query.tool_spec["inputSchema"]["json"]["properties"]["name"]["description"] == description
+    model = ScriptedModel(QUERY_CALL)
+    agent = Agent(
+        model=model,
+        tools=[run_query],
+        plugins=[ToolErrorPlugin(on_record=records.append)],
+        callback_handler=None,
+    )
+    agent(ASK)
+    assert entries(model.sent[1]) == query_entries(kind)
+    assert [(r.tool, r.kind) for r in records] == [("run_query", kind)]
+
+
+class _NoGet(dict):  # type: ignore[type-arg]
+    """A spec part that strands reads by key and the plugin cannot read (``get`` raises)."""
+
+    def get(self, *args: Any) -> Any:
+        raise RuntimeError("boom")
+
+
+def test_a_spec_that_cannot_be_read_is_left_out(caplog: pytest.LogCaptureFixture) -> None:
+    run_query = query_tool(SAVED)
+    spec = dict(run_query.tool_spec)
+    spec["inputSchema"] = _NoGet(spec["inputSchema"])
+    run_query.tool_spec = spec
+    model = ScriptedModel(QUERY_CALL)
+    agent = Agent(model=model, tools=[run_query], plugins=[ToolErrorPlugin()], callback_handler=None)
+    with caplog.at_level(logging.WARNING, logger="toolerr"):
+        agent(ASK)
+    assert entries(model.sent[1]) == query_entries("fixable")  # classified without the schema
+    assert any(r.name == "toolerr" and "declared parameters" in r.getMessage() for r in caplog.records)

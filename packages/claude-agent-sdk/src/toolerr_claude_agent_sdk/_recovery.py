@@ -17,6 +17,7 @@ import os
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+import claude_agent_sdk
 import toolerr
 from claude_agent_sdk import ClaudeAgentOptions, HookMatcher, SdkMcpTool
 from toolerr import DetectionRecord, Policy, ToolErrorLayer, ToolLoopError
@@ -196,6 +197,13 @@ class ToolErrorRecovery:
         """
         handler = sdk_tool.handler
         name = sdk_tool.name
+        # its declared parameters, as the SDK sends them to the CLI: read once per tool, the
+        # same dict for each of its failures (None: classified without them)
+        parameters: dict[str, Any] | None = None
+        with fail_open(
+            f"reading the declared parameters of tool {name!r}", "its failures are classified without them"
+        ):
+            parameters = _declared_parameters(sdk_tool)
 
         @functools.wraps(handler)
         async def wrapped(arguments: T) -> dict[str, Any]:
@@ -203,7 +211,9 @@ class ToolErrorRecovery:
                 return await acall_with_retries(self.layer, name, lambda: handler(arguments))
             except Exception as exc:
                 with fail_open(f"classifying the exception of tool {name!r}", "the SDK shows str(exc)"):
-                    failure = failure_of(self.layer, exc, tool=name, arguments=arguments)
+                    failure = failure_of(
+                        self.layer, exc, tool=name, arguments=arguments, parameters=parameters
+                    )
                     # kept for the session(s) with this call in flight, else for any session
                     for scope in self._scopes_of(name, arguments):
                         self._texts.put(scope, failure.text, failure.verdict)
@@ -314,6 +324,18 @@ class ToolErrorRecovery:
             data["messages"] = with_reminders(result.request, cuts)
             return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         return body
+
+
+def _declared_parameters(sdk_tool: SdkMcpTool[Any]) -> dict[str, Any] | None:
+    """An SDK tool's declared parameters as the JSON schema the SDK's MCP server lists for
+    it (``create_sdk_mcp_server`` converts ``input_schema``, a ``{name: type}`` dict, a
+    ``TypedDict`` or a JSON schema, with ``_build_input_schema``); without that function
+    (another SDK release), an ``input_schema`` that is a JSON schema already, else ``None``."""
+    build = getattr(claude_agent_sdk, "_build_input_schema", None)
+    schema = build(sdk_tool) if callable(build) else sdk_tool.input_schema
+    if isinstance(schema, dict) and isinstance(schema.get("properties"), Mapping):
+        return schema
+    return None
 
 
 def _deny(reason: str) -> dict[str, Any]:

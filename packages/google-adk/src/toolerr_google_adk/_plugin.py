@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import contextvars
 import dataclasses
-from collections.abc import Callable
+import threading
+import weakref
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from google.adk.agents.callback_context import CallbackContext
@@ -65,6 +67,7 @@ class ToolErrorPlugin(BasePlugin):
         self._snapshot: contextvars.ContextVar[_Kept | None] = contextvars.ContextVar(
             "toolerr_google_adk_snapshot", default=None
         )
+        self._parameters = _DeclaredParameters()
 
     @property
     def policy(self) -> Policy:
@@ -111,7 +114,10 @@ class ToolErrorPlugin(BasePlugin):
             else:
                 return value if isinstance(value, dict) else {"result": value}  # as ADK shapes it
         with fail_open("classifying a tool exception", "ADK handles it as usual"):
-            failure = failure_of(self.layer, error, tool=tool.name, arguments=tool_args)
+            parameters = self._parameters.of(tool)  # never raises: None when it cannot be read
+            failure = failure_of(
+                self.layer, error, tool=tool.name, arguments=tool_args, parameters=parameters
+            )
             self.layer.remember(_call_key(tool_context), failure.verdict, content=failure.text)
             return {"error": failure.text}
         return None
@@ -147,6 +153,49 @@ class ToolErrorPlugin(BasePlugin):
         # The answer's payload {"error": text} reads back as text: its verdict is remembered.
         blocked = guard_call(self.layer, tool.name, dict(tool_args), _call_key(tool_context), ledger=ledger)
         return None if blocked is None else {"error": blocked.text}
+
+
+class _DeclaredParameters:
+    """Each tool's declared parameters as a JSON-schema dict, read from its function
+    declaration (``_get_declaration()``: ``parameters_json_schema``, else ``parameters``, a
+    ``google.genai`` ``Schema`` dumped to JSON) once per tool object and kept as long as the
+    tool lives: the same dict for every failure of that tool (the core reads a schema once
+    per object). ``None`` for a tool without a declaration or one that cannot be read."""
+
+    def __init__(self) -> None:
+        self._schemas: weakref.WeakKeyDictionary[BaseTool, dict[str, Any] | None] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._lock = threading.Lock()
+
+    def of(self, tool: BaseTool) -> dict[str, Any] | None:
+        """The tool's declared parameters; never raises (a declaration that raises is
+        logged once per cause, and the failure is classified without it)."""
+        with fail_open("reading a tool's declared parameters", "the failure is classified without them"):
+            try:
+                with self._lock:
+                    if tool in self._schemas:
+                        return self._schemas[tool]
+            except TypeError:  # a tool that cannot be a weak key (unhashable): read each time
+                return _declared(tool)
+            schema = _declared(tool)
+            with self._lock:
+                self._schemas[tool] = schema
+            return schema
+        return None
+
+
+def _declared(tool: BaseTool) -> dict[str, Any] | None:
+    declaration = tool._get_declaration()
+    if declaration is None:
+        return None
+    schema = declaration.parameters_json_schema
+    if isinstance(schema, Mapping):
+        return dict(schema)
+    if declaration.parameters is not None:
+        dumped: dict[str, Any] = declaration.parameters.model_dump(mode="json", exclude_none=True)
+        return dumped
+    return None
 
 
 def _scope(context: CallbackContext | ToolContext) -> str:

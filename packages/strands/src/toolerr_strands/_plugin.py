@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from strands.middleware import (
@@ -156,7 +156,7 @@ class ToolErrorPlugin(Plugin):
         if context.tool is None or not self.policy.auto_retry:
             async for event in next_fn(context):
                 yield (
-                    self._answer(agent, name, event, tool_use.get("input"))
+                    self._answer(agent, name, event, tool_use.get("input"), context.tool)
                     if context.tool is not None
                     else event
                 )
@@ -189,12 +189,13 @@ class ToolErrorPlugin(Plugin):
 
         events = await acall_with_result_retries(self.layer, name, attempt, _exception)
         for event in events:
-            yield self._answer(agent, name, event, context.tool_use.get("input"))
+            yield self._answer(agent, name, event, context.tool_use.get("input"), context.tool)
 
-    def _answer(self, agent: Any, name: str, event: TypedEvent, arguments: Any) -> TypedEvent:
+    def _answer(self, agent: Any, name: str, event: TypedEvent, arguments: Any, tool: Any) -> TypedEvent:
         """A failed result with its exception -> the same result with the diagnosis as its
         text, the verdict remembered (with the hidden retries before it, kept with the
-        exception); any other event unchanged. Fails open (strands' own result)."""
+        exception); any other event unchanged. Classified with the call's arguments and
+        the tool's declared parameters. Fails open (strands' own result)."""
         if not isinstance(event, ToolResultEvent) or event.exception is None:
             return event
         error = event.exception
@@ -202,12 +203,27 @@ class ToolErrorPlugin(Plugin):
             result: Any = dict(event.get("tool_result") or {})
             if result.get("status") != "error":
                 return event
-            failure = failure_of(self.layer, error, tool=name, arguments=arguments)
+            parameters = _declared_parameters(tool)  # never raises: None when it cannot be read
+            failure = failure_of(self.layer, error, tool=name, arguments=arguments, parameters=parameters)
             call_id = str(result.get("toolUseId"))
             self.layer.remember(call_id, failure.verdict, content=failure.text, run=agent)
             result["content"] = [{"text": failure.text}]
             return ToolResultEvent(result, exception=error)
         return event
+
+
+def _declared_parameters(tool: Any) -> Any:
+    """The tool's declared parameters: the JSON schema of its spec,
+    ``tool_spec["inputSchema"]["json"]``, strands' own dict (the same object on every call
+    for ``@tool``, module and MCP tools: the core reads a schema once per object, and a spec
+    replaced at runtime is read anew). ``None`` when the spec has none; a spec that raises
+    is logged once per cause and the failure is classified without it."""
+    with fail_open("reading a tool's declared parameters", "the failure is classified without them"):
+        spec = tool.tool_spec
+        schema = spec.get("inputSchema") if isinstance(spec, Mapping) else None
+        schema = schema.get("json") if isinstance(schema, Mapping) else None
+        return schema if isinstance(schema, Mapping) else None
+    return None
 
 
 def _exception(events: list[TypedEvent]) -> Exception | None:
