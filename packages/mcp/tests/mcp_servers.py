@@ -14,11 +14,11 @@ import time
 from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Annotated, Any
 
 import anyio
 from mcp import ClientSession, types
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 try:  # mcp 2.x
     from mcp.server.mcpserver import MCPServer as ServerClass
@@ -49,6 +49,9 @@ TRANSIENT_TEXT = "503 Service Unavailable: the search index is being rebuilt"
 FIXABLE_TEXT = "Invalid arguments: unit must be 'celsius' or 'fahrenheit', got 'kelvins'"
 UNRECOVERABLE_TEXT = "Permission denied: /etc/passwd is read-only"
 SECRET = "database password is hunter2"
+LITERAL_TEXT = "invalid literal for int() with base 10: 'forty'"
+"""What ``run_saved_query`` and ``run_sql`` fail with: fixable by its words alone, ambiguous
+for a query the tool's schema declares a stored one ("Name of a saved query")."""
 LOG_TEXT = (
     'Traceback (most recent call last):\n  File "worker.py", line 12, in <module>\n'
     "ConnectionRefusedError: [Errno 111] Connection refused\n"
@@ -207,6 +210,23 @@ def make_server(name: str = "toolerr-test") -> Any:
         return f"Error: there is no note named {name!r}"
 
     @server.tool()
+    def run_saved_query(
+        query: Annotated[str, Field(description="Name of a saved query")], as_rpc_error: bool = False
+    ) -> str:
+        """Run a saved query (a value it reads does not parse; ``as_rpc_error``: told in a
+        JSON-RPC error response instead of an is_error result)."""
+        count("run_saved_query")
+        raise rpc_error(-32603, LITERAL_TEXT) if as_rpc_error else ToolError(LITERAL_TEXT)
+
+    @server.tool()
+    def run_sql(
+        query: Annotated[str, Field(description="SQL query to run")], as_rpc_error: bool = False
+    ) -> str:
+        """Run a SQL query: the same failure, where the query is the value the model wrote."""
+        count("run_sql")
+        raise rpc_error(-32603, LITERAL_TEXT) if as_rpc_error else ToolError(LITERAL_TEXT)
+
+    @server.tool()
     def stats() -> str:
         """How many times each tool ran (to check that blocked calls never reached the server)."""
         return json.dumps(dict(calls), sort_keys=True)
@@ -237,12 +257,16 @@ def _rpc_errors_for_fastmcp(server: Any) -> None:
     original = low.request_handlers[types.CallToolRequest]
 
     async def handler(request: Any) -> Any:
-        if request.params.name == "fail_rpc":
+        name, arguments = request.params.name, request.params.arguments or {}
+        if name == "fail_rpc":
             server.calls["fail_rpc"] += 1
-            code = int((request.params.arguments or {}).get("code", -32602))
+            code = int(arguments.get("code", -32602))
             raise rpc_error(
                 code, "Invalid params: 'code' is not accepted" if code == -32602 else "Method not found"
             )
+        if name in ("run_saved_query", "run_sql") and arguments.get("as_rpc_error"):
+            server.calls[name] += 1
+            raise rpc_error(-32603, LITERAL_TEXT)
         return await original(request)
 
     low.request_handlers[types.CallToolRequest] = handler

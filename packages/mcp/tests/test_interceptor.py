@@ -179,6 +179,37 @@ async def test_langchain_agent_sees_the_guidance() -> None:
     assert text_of(failed)[-1] == toolerr.adapters.GUIDANCE["fixable"]
 
 
+@pytest.mark.parametrize("rpc", [False, True], ids=["is_error", "json_rpc_error"])
+async def test_langchain_agent_sees_the_failure_read_with_the_declared_parameters(rpc: bool) -> None:
+    """The learned tools' MCP inputSchema: one failure text, ambiguous for the query declared
+    a saved one (what the server sent, nothing appended), fixable for the SQL to run."""
+    from langchain.agents import create_agent
+
+    extra = {"as_rpc_error": True} if rpc else {}
+    model = ScriptedChatModel(
+        script=[
+            AIMessage(content="", tool_calls=[call("run_saved_query", {"query": "churn", **extra}, "c1")]),
+            AIMessage(content="", tool_calls=[call("run_sql", {"query": "churn", **extra}, "c2")]),
+            AIMessage(content="done"),
+        ],
+    )
+    interceptor = ToolErrorInterceptor()
+    async with servers.connect(servers.make_server()) as session:
+        tools = await load_mcp_tools(session, tool_interceptors=[interceptor])
+        interceptor.learn_tools(tools)
+        await create_agent(model, tools).ainvoke({"messages": [{"role": "user", "content": "churn"}]})
+    saved, sql = model.calls[1][-1], model.calls[2][-1]
+    assert isinstance(saved, ToolMessage) and isinstance(sql, ToolMessage)
+    assert saved.status == sql.status == "error"
+    shown = (
+        f"MCP error -32603: {servers.LITERAL_TEXT}"
+        if rpc
+        else f"Error executing tool run_saved_query: {servers.LITERAL_TEXT}"
+    )
+    assert text_of(saved) == [shown]
+    assert text_of(sql) == [shown.replace("run_saved_query", "run_sql"), toolerr.adapters.GUIDANCE["fixable"]]
+
+
 # -- runs sharing one interceptor (issue 18) ---------------------------------------------
 
 

@@ -132,6 +132,31 @@ async def test_a_failure_is_annotated(tmp_path: Path) -> None:
         assert meta(rpc)["kind"] == "fixable"
 
 
+@pytest.mark.parametrize("rpc", [False, True], ids=["is_error", "json_rpc_error"])
+async def test_the_declared_parameters_of_the_listing_it_relays(tmp_path: Path, rpc: bool) -> None:
+    """The proxy keeps each tool's inputSchema from the tools/list answer it relays: one
+    failure text, ambiguous (sent as the upstream sent it) for the tool that declares its
+    query a saved one, fixable (the guidance appended) for the one that runs the SQL given."""
+    args: dict[str, Any] = {"query": "churn_by_plan", **({"as_rpc_error": True} if rpc else {})}
+    async with direct() as upstream:
+        bare = None if rpc else await upstream.call_tool("run_saved_query", args)
+    async with proxied(tmp_path) as (session, _):
+        await session.list_tools()
+        saved = await session.call_tool("run_saved_query", args)
+        sql = await session.call_tool("run_sql", args)
+    shown = f"MCP error -32603: {servers.LITERAL_TEXT}" if rpc else texts(bare)[0]
+    assert shown.endswith(servers.LITERAL_TEXT)
+    assert compat.is_error(saved) and compat.is_error(sql)
+    assert texts(saved) == [shown]
+    assert (meta(saved)["kind"], meta(saved)["guidance"]) == ("ambiguous", None)
+    assert texts(sql) == [shown.replace("run_saved_query", "run_sql"), toolerr.adapters.GUIDANCE["fixable"]]
+    assert meta(sql)["kind"] == "fixable"
+    if bare is not None:  # the upstream's own result, byte for byte, with toolerr's _meta beside it
+        dumped = saved.model_dump(by_alias=True, mode="json", exclude_none=True)
+        dumped.pop("_meta")
+        assert dumped == bare.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+
 async def test_form_c0_and_loop_block(tmp_path: Path) -> None:
     async with proxied(tmp_path, options=("--form", "c0", "--loop-action", "block")) as (session, _):
         args = {"path": "/etc/passwd", "text": "x"}

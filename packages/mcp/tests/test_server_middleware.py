@@ -17,15 +17,16 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import anyio
 import pytest
+from pydantic import Field
 
 pytest.importorskip("fastmcp")
 
 import toolerr._layer
-from fastmcp import Client
+from fastmcp import Client, FastMCP
 from fastmcp.client.transports import StdioTransport
 from toolerr import ToolErrorLayer
 from toolerr_mcp import ToolErrorServerMiddleware
@@ -240,6 +241,50 @@ def test_the_default_runs_a_repeat_and_says_so(url: str) -> None:
     _, repeat = run_calls(server, [read, read])
     assert ran == ["read_secret", "read_secret"]
     assert repeat.meta["toolerr"]["loop"] == "repeat"
+
+
+# -- the tool's declared parameters ----------------------------------------------------------
+
+LITERAL = "invalid literal for int() with base 10: 'forty'"
+
+
+def _queries_server(middleware: Any = None) -> FastMCP:
+    """Two tools that raise the same ``ValueError`` and differ only in their parameter's
+    description: a saved query's name (a stored thing) or the SQL to run (a value)."""
+    mcp = FastMCP("queries")
+    if middleware is not None:
+        mcp.add_middleware(middleware)
+
+    @mcp.tool
+    def run_saved_query(query: Annotated[str, Field(description="Name of a saved query")]) -> str:
+        """Run a saved query."""
+        raise ValueError(LITERAL)
+
+    @mcp.tool
+    def run_sql(query: Annotated[str, Field(description="SQL query to run")]) -> str:
+        """Run a SQL query."""
+        raise ValueError(LITERAL)
+
+    return mcp
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_the_tools_declared_parameters_come_from_the_server(mode: str) -> None:
+    """The schema FastMCP registered for the tool: the failure on a saved query's name is
+    ambiguous (FastMCP's own text, nothing appended), the same one on the SQL to run fixable."""
+    plan = [("run_saved_query", {"query": "churn_by_plan"}), ("run_sql", {"query": "churn_by_plan"})]
+    bare_saved, bare_sql = run_calls(_queries_server(), plan, mode=mode)
+    records: list[Any] = []
+    saved, sql = run_calls(
+        _queries_server(ToolErrorServerMiddleware(on_record=records.append)), plan, mode=mode
+    )
+    assert text_of(bare_saved).endswith(LITERAL)
+    assert saved.is_error and sql.is_error
+    assert text_of(saved) == text_of(bare_saved)
+    assert (saved.meta["toolerr"]["kind"], saved.meta["toolerr"]["guidance"]) == ("ambiguous", None)
+    assert text_of(sql) == f"{text_of(bare_sql)}\n{FIXABLE}"
+    assert sql.meta["toolerr"]["kind"] == "fixable"
+    assert [(r.tool, r.kind) for r in records] == [("run_saved_query", "ambiguous"), ("run_sql", "fixable")]
 
 
 # -- sessions isolated ------------------------------------------------------------------------

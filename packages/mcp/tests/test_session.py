@@ -163,6 +163,60 @@ async def test_error_text_in_a_success_keeps_the_flag(session: RecoveringSession
     assert meta(result)["kind"] == "ambiguous"
 
 
+# -- the tool's declared parameters ----------------------------------------------------------
+
+QUERY = {"query": "churn_by_plan"}
+RPC_TEXT = f"MCP error -32603: {servers.LITERAL_TEXT}"
+
+
+async def _queries(session: RecoveringSession, rpc: bool) -> tuple[Any, Any, list[str]]:
+    """run_saved_query and run_sql with the same arguments through ``session``, and the text
+    the server itself answers (an is_error result's, or the JSON-RPC error as toolerr shows it)."""
+    args = {**QUERY, "as_rpc_error": True} if rpc else QUERY
+    saved = await session.call_tool("run_saved_query", args)
+    sql = await session.call_tool("run_sql", args)
+    bare = [RPC_TEXT] if rpc else texts(await session.session.call_tool("run_saved_query", args))
+    return saved, sql, bare
+
+
+def _assert_ambiguous_then_fixable(saved: Any, sql: Any, bare: list[str]) -> None:
+    """The stored query's failure as the server sent it, nothing appended (ambiguous: the value
+    came from what the tool read); the SQL query's with the fixable guidance."""
+    assert bare[0].endswith(servers.LITERAL_TEXT)
+    assert compat.is_error(saved) and compat.is_error(sql)
+    assert texts(saved) == bare
+    assert (meta(saved)["kind"], meta(saved)["guidance"], meta(saved)["note"]) == ("ambiguous", None, None)
+    assert texts(sql) == [bare[0].replace("run_saved_query", "run_sql"), toolerr.adapters.GUIDANCE["fixable"]]
+    assert meta(sql)["kind"] == "fixable"
+    assert meta(sql)["note"].endswith(toolerr.adapters.GUIDANCE["fixable"])
+
+
+@pytest.mark.parametrize("rpc", [False, True], ids=["is_error", "json_rpc_error"])
+async def test_a_failure_on_a_declared_stored_reference_is_ambiguous(
+    session: RecoveringSession, rpc: bool
+) -> None:
+    """One failure text, two tools that differ only in their schema: "Name of a saved query"
+    declares the argument a stored thing, "SQL query to run" a value the model wrote."""
+    _assert_ambiguous_then_fixable(*await _queries(session, rpc))
+
+
+@pytest.mark.parametrize("rpc", [False, True], ids=["is_error", "json_rpc_error"])
+async def test_declared_parameters_are_listed_before_a_failure_is_classified(rpc: bool) -> None:
+    """No listing seen: the session lists the tools before classifying the first failure."""
+    async with servers.connect(servers.make_server()) as inner:
+        _assert_ambiguous_then_fixable(*await _queries(RecoveringSession(inner), rpc))
+
+
+async def test_without_a_listing_no_parameters_are_declared() -> None:
+    """Nothing listed (fetch_annotations=False): the failure is read from its words and the
+    arguments alone, fixable for both tools."""
+    async with servers.connect(servers.make_server()) as inner:
+        saved, sql, _ = await _queries(RecoveringSession(inner, fetch_annotations=False), False)
+    for result in (saved, sql):
+        assert meta(result)["kind"] == "fixable"
+        assert texts(result)[-1] == toolerr.adapters.GUIDANCE["fixable"]
+
+
 # -- timeouts and retry safety -----------------------------------------------------------------
 
 
@@ -569,6 +623,15 @@ async def test_auto_retry_reruns_a_timed_out_read_only_call_and_counts_it(waits:
         assert "hidden_retries" not in meta(charged)
         assert (await stats(session))["charge"] == 1
         assert len(waits) == 1
+
+
+async def test_auto_retry_classifies_a_failed_result_with_the_declared_parameters(waits: list[float]) -> None:
+    """auto_retry classifies each attempt's is_error result itself: with the schema too."""
+    async with servers.connect(servers.make_server()) as inner:
+        session = RecoveringSession(inner, auto_retry=1)
+        await session.list_tools()
+        _assert_ambiguous_then_fixable(*await _queries(session, False))
+        assert waits == []  # neither is re-run hidden
 
 
 async def test_auto_retry_zero_sends_once(session: RecoveringSession, waits: list[float]) -> None:

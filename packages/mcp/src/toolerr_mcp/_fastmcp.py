@@ -4,8 +4,9 @@
 FastMCP turns a tool's exception into a ``ToolError`` whose text the client sees
 (``Error calling tool 'X': ...``; with ``mask_error_details`` only ``Error calling tool
 'X'``) and keeps the original as its ``__cause__``. This middleware classifies that
-original object with the kit, answers with an ``isError`` result in form C1 (the text
-FastMCP would have sent, then the kind's guidance) and the classification under
+original object with the kit (beside the call's arguments and the tool's declared
+parameters), answers with an ``isError`` result in form C1 (the text FastMCP would have
+sent, then the kind's guidance) and the classification under
 ``_meta["toolerr"]``, keeps the failed-call ledger per client (FastMCP's session scope)
 and, with ``loop_action="block"``, answers an identical repeat of a failed non-transient
 call without running the tool. A success passes through as the very object the tool
@@ -209,10 +210,11 @@ class ToolErrorServerMiddleware(Middleware):  # type: ignore[misc,unused-ignore]
         except (FastMCPError, NotFoundError, DisabledError) as error:
             unknown = isinstance(error, (NotFoundError, DisabledError))
             shown = f"Unknown tool: {name!r}" if unknown else str(error)  # FastMCP's own texts
+            parameters = None if unknown else await self._declared_parameters(context, name)
             with fail_open("turning a failed tool call into a result", "the error passes") as turning:
                 cause = original_exception(error)
                 failure = failure_as(
-                    layer, cause, shown, tool=name, arguments=args
+                    layer, cause, shown, tool=name, arguments=args, parameters=parameters
                 )  # with its hidden retries
                 verdict = failure.verdict
             if turning.failed:
@@ -283,6 +285,22 @@ class ToolErrorServerMiddleware(Middleware):  # type: ignore[misc,unused-ignore]
                 # the call's layer, and the current one (reset() may have replaced it)
                 layer.policy = policy
                 self._layer.policy = policy
+
+    async def _declared_parameters(
+        self, context: MiddlewareContext[Any], name: str
+    ) -> Mapping[str, Any] | None:
+        """The called tool's declared parameters: the JSON schema its registration holds
+        (``Tool.parameters``, the server's own dict), looked up in the server's registry as
+        the calling client sees it. ``None`` when there is none; fails open."""
+        with fail_open("reading the tool's declared parameters", "the failure is classified without them"):
+            ctx = context.fastmcp_context
+            server = getattr(ctx, "fastmcp", None) if ctx is not None else None
+            if server is None:
+                return None
+            tool = await server.get_tool(name)
+            schema = getattr(tool, "parameters", None)
+            return schema if isinstance(schema, Mapping) else None
+        return None
 
     def _run_of(self, context: MiddlewareContext[Any]) -> object:
         """The run scope of a call: FastMCP's session scope for its client, per server."""

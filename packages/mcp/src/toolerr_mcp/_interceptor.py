@@ -13,7 +13,7 @@ if TYPE_CHECKING:  # the optional extra `toolerr-mcp[langchain]` (absent: these 
         MCPToolCallResult,
     )
 
-from ._recovery import TRANSPORT_ERRORS, CallRecovery
+from ._recovery import TRANSPORT_ERRORS, CallRecovery, declared_parameters
 
 if TYPE_CHECKING:
     from toolerr import PolicyOptions
@@ -65,9 +65,10 @@ class ToolErrorInterceptor:
         return self._recovery.policy
 
     def learn_tools(self, tools: Iterable[Any]) -> None:
-        """Retry safety from tools' MCP annotations: LangChain tools from
-        ``load_mcp_tools`` / ``MultiServerMCPClient.get_tools`` (annotations in their
-        ``metadata``) or MCP ``Tool`` objects."""
+        """Retry safety from tools' MCP annotations and their declared parameters (their
+        JSON schema, read when a call fails): LangChain tools from ``load_mcp_tools`` /
+        ``MultiServerMCPClient.get_tools`` (annotations in their ``metadata``, the MCP
+        ``inputSchema`` as their ``args_schema``) or MCP ``Tool`` objects."""
         described = [_Described(tool) for tool in tools]
         described = [tool for tool in described if tool.name]
         self._names.update(tool.name for tool in described)
@@ -100,9 +101,11 @@ class ToolErrorInterceptor:
 
 
 class _Described:
-    """A tool's name and MCP annotations, from an MCP ``Tool`` or a LangChain tool."""
+    """A tool's name, MCP annotations and declared parameters, from an MCP ``Tool`` or a
+    LangChain tool (langchain-mcp-adapters gives it the MCP ``inputSchema`` dict as its
+    ``args_schema``; a pydantic model there is no MCP tool's: none)."""
 
-    __slots__ = ("annotations", "name")
+    __slots__ = ("annotations", "input_schema", "name")
 
     def __init__(self, tool: Any) -> None:
         name = getattr(tool, "name", None)
@@ -112,6 +115,11 @@ class _Described:
             metadata = getattr(tool, "metadata", None)
             annotations = metadata if isinstance(metadata, Mapping) else None
         self.annotations = annotations
+        schema = declared_parameters(tool)
+        if schema is None:
+            given = getattr(tool, "args_schema", None)
+            schema = given if isinstance(given, Mapping) else None
+        self.input_schema: Mapping[str, Any] | None = schema
 
 
 def run_key(runtime: Any) -> tuple[str, str] | None:

@@ -12,6 +12,8 @@ a coroutine that performs it) and get back the ``CallToolResult`` to give the cl
   can place it in a user turn themselves.
 * With loop action ``block`` an identical repeat of a failed non-transient call is
   answered without performing it; with ``stop`` it raises :class:`toolerr.ToolLoopError`.
+* A failure is classified with the call's arguments and the tool's declared parameters
+  (its ``inputSchema``, remembered by name from the tool listings the entry point sees).
 
 The adapter holds no rules: detection, classification, guidance, notes, the failed-call
 ledger and loop decisions all come from the adapter kit (``guard_call`` before a call,
@@ -111,6 +113,8 @@ class CallRecovery:
         self._catch = catch
         self._ids = itertools.count(1)
         self._safety_seen = False
+        # each listed tool's declared parameters (its inputSchema, the listing's own dict)
+        self._parameters: dict[str, Mapping[str, Any]] = {}
 
     @property
     def policy(self) -> Policy:
@@ -125,25 +129,37 @@ class CallRecovery:
 
     def learn_tools(self, tools: Iterable[Any]) -> None:
         """Tool safety from the annotations of listed tools (``readOnlyHint``,
-        ``idempotentHint``, ``destructiveHint``); safety the user declared wins."""
+        ``idempotentHint``, ``destructiveHint``); safety the user declared wins. Each
+        tool's declared parameters (``inputSchema``) are kept by name for classifying its
+        failures (a later listing's schema replaces an earlier one of the same name)."""
         learned: dict[str, Any] = {}
+        declared: dict[str, Mapping[str, Any]] = {}
         with fail_open("reading tool annotations", "retry safety unchanged") as reading:
             for tool in tools:
                 name = getattr(tool, "name", None)
                 if not isinstance(name, str):
                     continue
+                schema = declared_parameters(tool)
+                if schema is not None:
+                    declared[name] = schema
                 safety = safety_from_annotations(getattr(tool, "annotations", None))
                 if safety is not None:
                     learned[name] = safety
+        self._parameters.update(declared)
         if reading.failed:
             return
         self._safety_seen = True
         if learned:  # the safety the user declared wins (``Policy.with_tool_safety``)
             self._layer.policy = self._layer.policy.with_tool_safety(learned)
 
+    def parameters_of(self, name: str) -> Mapping[str, Any] | None:
+        """The declared parameters (JSON schema) of a listed tool, ``None`` when unknown."""
+        return self._parameters.get(name)
+
     def reset(self) -> None:
-        """Forget the failed calls of every run scope; the policy (with the tool safety
-        learned so far) is kept. Calls in flight finish on the layer they started with."""
+        """Forget the failed calls of every run scope; the policy (with the tool safety and
+        the declared parameters learned so far) is kept. Calls in flight finish on the
+        layer they started with."""
         self._layer = ToolErrorLayer(self._layer.policy, on_record=self._layer.on_record)
 
     # -- calls -----------------------------------------------------------------------
@@ -170,8 +186,9 @@ class CallRecovery:
                 passed through untouched). Exceptions in ``catch`` become failed results;
                 others propagate.
             call_id: the call's id (default: a new one; model call ids are not unique).
-            before_failure: runs before a failure is delivered (the session uses it to
-                fetch tool annotations it has not seen), at most ``BEFORE_FAILURE_TIMEOUT``.
+            before_failure: runs before a failure is classified and delivered (the session
+                uses it to list the tools when it has seen no listing: their annotations and
+                declared parameters), at most ``BEFORE_FAILURE_TIMEOUT``.
             run: the run scope of the conversation (``None``: this recovery's own).
 
         Returns:
@@ -192,14 +209,22 @@ class CallRecovery:
         else:
             try:
                 if layer.policy.auto_retry:
-                    result, verdict = await self._with_retries(layer, name, invoke, call_id, run)
+                    result, verdict = await self._with_retries(layer, name, args, invoke, call_id, run)
                 else:
                     result = await invoke()
             except self._catch as exc:
+                if before_failure is not None:  # the tools listed first: their declared parameters
+                    await _before_failure(before_failure)
+                    before_failure = None
                 with fail_open("turning a failed call into a result", "the error propagates") as turning:
                     exception = evidence(exc)
                     failure = failure_as(
-                        layer, exception, describe_exception(exception), tool=name, arguments=args
+                        layer,
+                        exception,
+                        describe_exception(exception),
+                        tool=name,
+                        arguments=args,
+                        parameters=self.parameters_of(name),
                     )
                 if turning.failed:
                     raise
@@ -211,7 +236,13 @@ class CallRecovery:
         )
 
     async def _with_retries(
-        self, layer: ToolErrorLayer, name: str, invoke: Invoke, call_id: str, run: object | None
+        self,
+        layer: ToolErrorLayer,
+        name: str,
+        args: dict[str, Any],
+        invoke: Invoke,
+        call_id: str,
+        run: object | None,
     ) -> tuple[Any, Verdict | None]:
         """The call run as ``auto_retry`` allows (:func:`toolerr.adapters.acall_with_result_retries`):
         a transient failure that was not executed, raised (a transport error) or returned (an
@@ -226,7 +257,7 @@ class CallRecovery:
             except self._catch as exc:
                 error = evidence(exc)
                 return _Attempt(None, None, error, error)
-            verdict = _failed_verdict(layer, name, result, call_id, run)
+            verdict = _failed_verdict(layer, name, result, call_id, run, args, self.parameters_of(name))
             return _Attempt(result, verdict, ResultFailure(verdict) if verdict is not None else None)
 
         done = await acall_with_result_retries(layer, name, attempt, lambda tried: tried.error)
@@ -254,9 +285,10 @@ class CallRecovery:
         with fail_open("inspecting a tool result") as inspecting:
             flag = _compat.is_error(result)
             content = _result_content(result, bool(flag))
-            if before_failure is not None:
-                if verdict is None:
-                    verdict = layer.inspect_tool_result(
+            if verdict is None:  # classified here with the tool's declared parameters, when known
+
+                def classify(parameters: Mapping[str, Any] | None) -> Verdict:
+                    return layer.inspect_tool_result(
                         name,
                         content,
                         exception=exception,
@@ -264,9 +296,17 @@ class CallRecovery:
                         call_id=call_id,
                         run=run,
                         arguments=args,
+                        parameters=parameters,
                     )
-                if verdict.failed:
+
+                parameters = self.parameters_of(name)
+                verdict = classify(parameters)
+                if before_failure is not None and verdict.failed:
                     await _before_failure(before_failure)
+                    if parameters is None and (listed := self.parameters_of(name)) is not None:
+                        verdict = classify(listed)  # the tools were listed just now
+            elif before_failure is not None and verdict.failed:
+                await _before_failure(before_failure)
         if inspecting.failed:
             return result
         delivery = layer.deliver_result(
@@ -305,19 +345,38 @@ class _Attempt:
 
 
 def _failed_verdict(
-    layer: ToolErrorLayer, name: str, result: Any, call_id: str, run: object | None
+    layer: ToolErrorLayer,
+    name: str,
+    result: Any,
+    call_id: str,
+    run: object | None,
+    args: dict[str, Any],
+    parameters: Mapping[str, Any] | None,
 ) -> Verdict | None:
     """The verdict of a ``CallToolResult`` the server flagged ``isError`` when it failed
-    (``None`` for anything else, or when toolerr cannot tell: not re-run)."""
+    (``None`` for anything else, or when toolerr cannot tell: not re-run), read with the
+    call's arguments and the tool's declared parameters."""
     if not isinstance(result, _compat.CallToolResult):
         return None
     with fail_open("classifying a failed tool result", "it is not re-run hidden"):
         if not _compat.is_error(result):
             return None
         content = _result_content(result, True)
-        verdict = layer.inspect_tool_result(name, content, is_error=True, call_id=call_id, run=run)
+        verdict = layer.inspect_tool_result(
+            name, content, is_error=True, call_id=call_id, run=run, arguments=args, parameters=parameters
+        )
         return verdict if verdict.failed else None
     return None
+
+
+def declared_parameters(tool: Any) -> Mapping[str, Any] | None:
+    """A listed tool's declared parameters: the JSON schema dict it holds (an MCP ``Tool``'s
+    ``inputSchema``, either SDK major; the ``input_schema`` of the interceptor's view of a
+    LangChain tool), ``None`` when it has none. Never raises (an unreadable tool: ``None``)."""
+    schema: Any = None
+    with fail_open("reading a tool's declared parameters", "its failures are classified without them"):
+        schema = _compat.field(tool, "input_schema", "inputSchema")
+    return schema if isinstance(schema, Mapping) else None
 
 
 def _result_content(result: Any, flag: bool) -> list[dict[str, Any]]:
