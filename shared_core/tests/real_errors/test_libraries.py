@@ -3,9 +3,16 @@ library and compared with its committed JSONL."""
 
 from __future__ import annotations
 
+import errno
+import socket
+from collections.abc import Iterator
+from types import SimpleNamespace
+from typing import Any
+
 import generate
 import libraries
 import pytest
+import servers
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore::ResourceWarning", "ignore::pytest.PytestUnraisableExceptionWarning"
@@ -47,3 +54,31 @@ def test_case_ids_unique_across_modules() -> None:
             assert cid not in seen, f"{cid} in {name} and {seen[cid]}"
             seen[cid] = name
     assert generate.CORPUS.exists()
+
+
+def test_port_names_are_a_modules_own_and_a_clash_runs_it_again() -> None:
+    """An earlier module's port name does not rewrite this module's numbers; a run whose
+    server got a port that is a number in the committed texts is made again."""
+    generate._normalise_ports[48213] = "SSHPORT"  # left by an earlier module's server
+    given = iter([48213, 48214])  # the ports the system gives this module's server, run by run
+    runs: list[int] = []
+
+    def cases(ctx: Any) -> Iterator[generate.Case]:
+        port = next(given)
+        runs.append(port)
+        ctx.name_port(port, "ZDPORT")
+        exc = ValueError(f"ticket 48213 not found at 127.0.0.1:{port}")
+        yield generate.Case("t-1", "t", "cause", "fixable", None, exc, "get_ticket", arguments={})
+
+    out = libraries.regenerate(SimpleNamespace(cases=cases), taken={48213})  # type: ignore[arg-type]
+    assert runs == [48213, 48214]
+    assert generate.normalise(str(out[0].exc)) == "ticket 48213 not found at 127.0.0.1:ZDPORT"
+
+
+def test_the_refused_port_is_held_while_the_module_runs() -> None:
+    with servers.held_refused_port() as port:
+        with socket.socket() as client, pytest.raises(ConnectionRefusedError):
+            client.connect(("127.0.0.1", port))
+        with socket.socket() as server, pytest.raises(OSError) as taken:
+            server.bind(("127.0.0.1", port))  # no server started meanwhile can be given it
+        assert taken.value.errno == errno.EADDRINUSE

@@ -74,8 +74,12 @@ def generate_module(name: str, attempts: int = 3) -> list[generate.Case]:
     system gave that is also a number in the module's committed texts (Twilio's 60203, a
     ticket id) would be written over that number too: such a run is made again, up to
     ``attempts`` times in all."""
-    module = load(name)
-    taken = _numbers_in(path(name))
+    return regenerate(load(name), _numbers_in(path(name)), attempts)
+
+
+def regenerate(module: ModuleType, taken: set[int], attempts: int = 3) -> list[generate.Case]:
+    """:func:`generate_module` of a loaded module whose committed texts hold ``taken``."""
+    cases: list[generate.Case] = []
     for _ in range(attempts):
         # the names of another module's ports are not this one's (a port the system gives
         # this module may be a number in its texts that an earlier module's server had)
