@@ -287,6 +287,35 @@ def test_the_tools_declared_parameters_come_from_the_server(mode: str) -> None:
     assert [(r.tool, r.kind) for r in records] == [("run_saved_query", "ambiguous"), ("run_sql", "fixable")]
 
 
+def test_a_call_of_another_version_is_read_without_the_schema() -> None:
+    """A client that calls an older version of a tool (``_meta.fastmcp.version``): the
+    registry's lookup by name gives the newest version's parameters, which may not be the
+    called one's ("SQL query to run" in 1, "Name of a saved query" in 2), so none are used."""
+    mcp = FastMCP("versions")
+    mcp.add_middleware(ToolErrorServerMiddleware())
+
+    @mcp.tool(name="query", version="1")
+    def query_v1(query: Annotated[str, Field(description="SQL query to run")]) -> str:
+        raise ValueError(LITERAL)
+
+    @mcp.tool(name="query", version="2")
+    def query_v2(query: Annotated[str, Field(description="Name of a saved query")]) -> str:
+        raise ValueError(LITERAL)
+
+    async def run() -> list[Any]:
+        async with Client(mcp) as c:
+            args = {"query": "churn_by_plan"}
+            return [
+                await c.call_tool_mcp("query", args),  # the newest: its own parameters
+                await c.call_tool_mcp("query", args, meta={"fastmcp": {"version": "1"}}),
+            ]
+
+    newest, older = anyio.run(run)
+    assert newest.meta["toolerr"]["kind"] == "ambiguous"
+    assert older.meta["toolerr"]["kind"] == "fixable"
+    assert text_of(older).endswith(FIXABLE)  # after a note on the repeat
+
+
 # -- sessions isolated ------------------------------------------------------------------------
 
 

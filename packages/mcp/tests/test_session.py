@@ -634,6 +634,39 @@ async def test_auto_retry_classifies_a_failed_result_with_the_declared_parameter
         assert waits == []  # neither is re-run hidden
 
 
+async def test_auto_retry_without_a_listing_reads_the_first_failure_with_the_schema(
+    waits: list[float],
+) -> None:
+    """auto_retry and no listing seen: the tools listed on the first failure are its
+    evidence too (the attempt's verdict was read before they were known)."""
+    async with servers.connect(servers.make_server()) as inner:
+        _assert_ambiguous_then_fixable(*await _queries(RecoveringSession(inner, auto_retry=1), False))
+        assert waits == []
+
+
+async def test_a_name_two_listings_declare_differently_gets_no_schema() -> None:
+    """Two servers' tools of one name behind one recovery (or a tool whose parameters
+    changed): which schema a call meant is unknown, so none is used for that name."""
+    from types import SimpleNamespace
+
+    async with servers.connect(servers.make_server()) as inner:
+        session = RecoveringSession(inner)
+        await session.list_tools()
+        schema = session.recovery.parameters_of("run_saved_query")
+        assert schema is not None and schema["properties"]["query"]["description"] == "Name of a saved query"
+        same = SimpleNamespace(name="run_saved_query", inputSchema=dict(schema), annotations=None)
+        session.recovery.learn_tools([same])  # the same schema listed again: kept
+        assert session.recovery.parameters_of("run_saved_query") == schema
+        other = {"type": "object", "properties": {"query": {"type": "string", "description": "SQL to run"}}}
+        session.recovery.learn_tools(
+            [SimpleNamespace(name="run_saved_query", inputSchema=other, annotations=None)]
+        )
+        await session.list_tools()  # and the first one again: the name stays without a schema
+        assert session.recovery.parameters_of("run_saved_query") is None
+        result = await session.call_tool("run_saved_query", QUERY)
+        assert meta(result)["kind"] == "fixable"  # read from the words and the arguments alone
+
+
 async def test_auto_retry_zero_sends_once(session: RecoveringSession, waits: list[float]) -> None:
     result = await session.call_tool("slow", {"seconds": 30}, read_timeout_seconds=0.3)
     assert "hidden_retries" not in meta(result)

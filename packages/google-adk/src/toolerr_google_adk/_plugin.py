@@ -5,6 +5,7 @@ running (``before_tool_callback``)."""
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import dataclasses
 import threading
@@ -179,7 +180,7 @@ class _DeclaredParameters:
             except TypeError:  # a tool that cannot be a weak key (unhashable): read each time
                 return _declared(tool)
             schema = _declared(tool)
-            with self._lock:
+            with self._lock, contextlib.suppress(TypeError):  # no weak reference to it: read each time
                 self._schemas[tool] = schema
             return schema
         return None

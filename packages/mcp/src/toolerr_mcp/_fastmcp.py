@@ -210,7 +210,11 @@ class ToolErrorServerMiddleware(Middleware):  # type: ignore[misc,unused-ignore]
         except (FastMCPError, NotFoundError, DisabledError) as error:
             unknown = isinstance(error, (NotFoundError, DisabledError))
             shown = f"Unknown tool: {name!r}" if unknown else str(error)  # FastMCP's own texts
-            parameters = None if unknown else await self._declared_parameters(context, name)
+            parameters = (
+                None
+                if unknown or _asks_a_version(context.message)
+                else await self._declared_parameters(context, name)
+            )
             with fail_open("turning a failed tool call into a result", "the error passes") as turning:
                 cause = original_exception(error)
                 failure = failure_as(
@@ -328,3 +332,14 @@ def _text_of(result: ToolResult) -> list[dict[str, Any]]:
         if isinstance(text, str):
             blocks.append({"type": "text", "text": text})
     return blocks
+
+
+def _asks_a_version(params: Any) -> bool:
+    """Whether a call names the version of the tool it calls (FastMCP's
+    ``_meta.fastmcp.version``): the registry's lookup by name gives the highest version,
+    whose parameters may not be the called one's, so none are passed then."""
+    meta = getattr(params, "meta", None)
+    if meta is not None and not isinstance(meta, Mapping):
+        meta = getattr(meta, "model_extra", None)
+    fastmcp_meta = meta.get("fastmcp") if isinstance(meta, Mapping) else None
+    return isinstance(fastmcp_meta, Mapping) and fastmcp_meta.get("version") is not None

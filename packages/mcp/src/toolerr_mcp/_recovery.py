@@ -29,6 +29,7 @@ import dataclasses
 import itertools
 import json
 import logging
+import threading
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
@@ -113,8 +114,11 @@ class CallRecovery:
         self._catch = catch
         self._ids = itertools.count(1)
         self._safety_seen = False
-        # each listed tool's declared parameters (its inputSchema, the listing's own dict)
+        # each listed tool's declared parameters (its inputSchema, the listing's own dict);
+        # a name listed with two different schemas gets none
         self._parameters: dict[str, Mapping[str, Any]] = {}
+        self._clashing: set[str] = set()
+        self._parameters_lock = threading.Lock()
 
     @property
     def policy(self) -> Policy:
@@ -131,7 +135,8 @@ class CallRecovery:
         """Tool safety from the annotations of listed tools (``readOnlyHint``,
         ``idempotentHint``, ``destructiveHint``); safety the user declared wins. Each
         tool's declared parameters (``inputSchema``) are kept by name for classifying its
-        failures (a later listing's schema replaces an earlier one of the same name)."""
+        failures; a name listed with two different schemas (two servers behind one
+        interceptor, a tool whose parameters changed) gets none from then on."""
         learned: dict[str, Any] = {}
         declared: dict[str, Mapping[str, Any]] = {}
         with fail_open("reading tool annotations", "retry safety unchanged") as reading:
@@ -145,12 +150,27 @@ class CallRecovery:
                 safety = safety_from_annotations(getattr(tool, "annotations", None))
                 if safety is not None:
                     learned[name] = safety
-        self._parameters.update(declared)
+        with fail_open("keeping tools' declared parameters", "their failures are read without them"):
+            self._keep_parameters(declared)
         if reading.failed:
             return
         self._safety_seen = True
         if learned:  # the safety the user declared wins (``Policy.with_tool_safety``)
             self._layer.policy = self._layer.policy.with_tool_safety(learned)
+
+    def _keep_parameters(self, declared: Mapping[str, Mapping[str, Any]]) -> None:
+        with self._parameters_lock:
+            for name, schema in declared.items():
+                if name in self._clashing:
+                    continue
+                known = self._parameters.get(name)
+                if known is not None and known is not schema and known != schema:
+                    # two listings declare this name differently (two servers behind one
+                    # interceptor, or a tool changed): which one a call meant is unknown
+                    self._clashing.add(name)
+                    del self._parameters[name]
+                else:
+                    self._parameters[name] = schema
 
     def parameters_of(self, name: str) -> Mapping[str, Any] | None:
         """The declared parameters (JSON schema) of a listed tool, ``None`` when unknown."""
@@ -285,28 +305,26 @@ class CallRecovery:
         with fail_open("inspecting a tool result") as inspecting:
             flag = _compat.is_error(result)
             content = _result_content(result, bool(flag))
+
+            def classify(parameters: Mapping[str, Any] | None) -> Verdict:
+                return layer.inspect_tool_result(
+                    name,
+                    content,
+                    exception=exception,
+                    is_error=flag,
+                    call_id=call_id,
+                    run=run,
+                    arguments=args,
+                    parameters=parameters,
+                )
+
+            parameters = self.parameters_of(name)
             if verdict is None:  # classified here with the tool's declared parameters, when known
-
-                def classify(parameters: Mapping[str, Any] | None) -> Verdict:
-                    return layer.inspect_tool_result(
-                        name,
-                        content,
-                        exception=exception,
-                        is_error=flag,
-                        call_id=call_id,
-                        run=run,
-                        arguments=args,
-                        parameters=parameters,
-                    )
-
-                parameters = self.parameters_of(name)
                 verdict = classify(parameters)
-                if before_failure is not None and verdict.failed:
-                    await _before_failure(before_failure)
-                    if parameters is None and (listed := self.parameters_of(name)) is not None:
-                        verdict = classify(listed)  # the tools were listed just now
-            elif before_failure is not None and verdict.failed:
+            if before_failure is not None and verdict.failed:
                 await _before_failure(before_failure)
+                if parameters is None and (listed := self.parameters_of(name)) is not None:
+                    verdict = classify(listed)  # the tools were listed just now
         if inspecting.failed:
             return result
         delivery = layer.deliver_result(

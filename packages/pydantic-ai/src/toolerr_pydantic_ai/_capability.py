@@ -287,8 +287,9 @@ class ToolErrors(AbstractCapability[Any]):
 def declared_parameters(tool_def: ToolDefinition) -> dict[str, Any] | None:
     """The tool's declared JSON schema of its parameters, ``ToolDefinition.parameters_json_schema``:
     as the model is given it, a function tool's own dict (the same object at every call, so
-    the core's reading of it is cached per tool), an MCP tool's ``inputSchema`` as listed.
-    ``None`` where there is none to read; never raises."""
+    the core's reading of it is cached per tool), an MCP tool's ``inputSchema`` as listed
+    (for what its call raises; an MCP error result is read from its text alone, without the
+    call's arguments or this). ``None`` where there is none to read; never raises."""
     with fail_open("reading the tool's declared parameters", "the failure is classified without them"):
         schema = tool_def.parameters_json_schema
         return schema if isinstance(schema, dict) else None
