@@ -644,6 +644,19 @@ async def test_auto_retry_without_a_listing_reads_the_first_failure_with_the_sch
         assert waits == []
 
 
+async def test_a_result_read_again_once_listed_keeps_its_hidden_retries(waits: list[float]) -> None:
+    """auto_retry, no listing seen: search's 503 result is re-run hidden, then read again
+    with the schema listed on that failure; the hidden retry stays counted."""
+    async with servers.connect(servers.make_server()) as inner:
+        session = RecoveringSession(inner, auto_retry=1)
+        result = await session.call_tool("search", {"query": "release notes"})
+        assert session.recovery.parameters_of("search") is not None  # listed on the failure
+        assert compat.is_error(result)
+        assert (meta(result)["kind"], meta(result)["hidden_retries"]) == ("transient", 1)
+        assert (await stats(session))["search"] == 2
+        assert len(waits) == 1
+
+
 async def test_a_name_two_listings_declare_differently_gets_no_schema() -> None:
     """Two servers' tools of one name behind one recovery (or a tool whose parameters
     changed): which schema a call meant is unknown, so none is used for that name."""

@@ -324,7 +324,8 @@ class CallRecovery:
             if before_failure is not None and verdict.failed:
                 await _before_failure(before_failure)
                 if parameters is None and (listed := self.parameters_of(name)) is not None:
-                    verdict = classify(listed)  # the tools were listed just now
+                    # the tools were listed just now; an auto_retry verdict's hidden retries stay
+                    verdict = dataclasses.replace(classify(listed), hidden_retries=verdict.hidden_retries)
         if inspecting.failed:
             return result
         delivery = layer.deliver_result(
